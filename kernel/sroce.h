@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * sroce: objects shared by every part of the driver and the calls that
+ * cross file boundaries.  Each file owns one role (see DESIGN.md); this
+ * header is the contract between them.  Structures private to one role
+ * live in that role's header (sroce_queue.h, sroce_engine.h, ...).
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/netdevice.h>
+#include <linux/xarray.h>
+#include <linux/percpu.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_umem.h>
+
+#include "uapi/rdma/sroce-abi.h"
+#include "sroce_queue.h"
+#include "sroce_engine.h"
+
+#define SROCE_PORT		1
+#define SROCE_UDP_PORT		4791
+#define SROCE_VENDOR_ID		0xffffff	/* no OUI: a software device */
+
+/* Limits advertised in query_device and enforced at creation time. */
+#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	256
+#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQE		0x10000
+#define SROCE_MAX_MR		0x10000
+#define SROCE_MAX_MW		0x10000
+#define SROCE_MAX_PD		0x10000
+#define SROCE_MAX_AH		0x10000
+#define SROCE_MAX_SRQ		0x4000
+#define SROCE_MAX_SRQ_WR	0x4000
+#define SROCE_MAX_RD_ATOMIC	128
+#define SROCE_MAX_MR_SIZE	(~0ULL)
+#define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, the IB limit */
+#define SROCE_MAX_FAST_REG_PAGES 512
+#define SROCE_MAX_PKEYS		1
+#define SROCE_DEFAULT_PKEY	0xffff
+
+/*
+ * Counters shown by `rdma statistic show link DEV/1`.  Hot paths bump
+ * per-CPU slots with sroce_count(); readers sum them.
+ */
+enum sroce_counter {
+	SROCE_CNT_SENT_PKTS,
+	SROCE_CNT_RCVD_PKTS,
+	SROCE_CNT_RETRANSMITS,
+	SROCE_CNT_RETRY_EXCEEDED,
+	SROCE_CNT_DUP_REQUESTS,
+	SROCE_CNT_OUT_OF_SEQ,
+	SROCE_CNT_RNR_NAKS_SENT,
+	SROCE_CNT_RNR_NAKS_RCVD,
+	SROCE_CNT_RNR_RETRY_EXCEEDED,
+	SROCE_CNT_NAKS_SENT,
+	SROCE_CNT_NAKS_RCVD,
+	SROCE_CNT_ACKS_SENT,
+	SROCE_CNT_ACKS_COALESCED,
+	SROCE_CNT_ICRC_ERRORS,
+	SROCE_CNT_MALFORMED,
+	SROCE_CNT_NO_QP,
+	SROCE_CNT_BAD_RKEY,
+	SROCE_CNT_LOCAL_ERRORS,
+	SROCE_CNT_CQ_OVERFLOW,
+	SROCE_CNT_TX_DROPS,
+	SROCE_NUM_COUNTERS
+};
+
+struct sroce_counters {
+	u64 cnt[SROCE_NUM_COUNTERS];
+};
+
+/* One per `rdma link add`. */
+struct sroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;	/* held (netdev_hold) for our lifetime */
+	netdevice_tracker ndev_tracker;
+	struct list_head list;		/* in the global device list, RCU */
+
+	struct ib_device_attr attr;
+	enum ib_port_state port_state;	/* follows the netdev's carrier */
+	enum ib_mtu active_mtu;		/* follows the netdev's MTU */
+
+	/* Lookup tables; values are refcounted objects, readers use RCU. */
+	struct xarray qps;		/* qpn -> struct sroce_qp */
+	struct xarray mrs;		/* key index -> struct sroce_mr or sroce_mw */
+	struct xarray ahs;		/* ah_num -> struct sroce_ah */
+	struct xarray srqs;		/* srq_num -> struct sroce_srq */
+	u32 next_qpn, next_mr, next_ah, next_srq;	/* xa_alloc_cyclic cursors */
+
+	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
+
+	struct sroce_counters __percpu *counters;
+};
+
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct sroce_pd {
+	struct ib_pd ibpd;
+};
+
+/*
+ * Address vector: everything the transmit path needs to build the
+ * Ethernet/IP/UDP headers for a destination, resolved once when the AH or
+ * RC/UC path is set, not per packet.
+ */
+struct sroce_av {
+	u8 network_type;		/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sgid_index;
+	u32 flow_label;
+	u8 dmac[ETH_ALEN];
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} saddr, daddr;
+	union ib_gid dgid;
+};
+
+struct sroce_ah {
+	struct ib_ah ibah;
+	struct sroce_av av;
+	u32 ah_num;
+	struct rcu_head rcu;
+};
+
+/* Key layout lives in sroce_keys.h: index << 8 | key byte. */
+enum sroce_mr_type {
+	SROCE_MR_USER,		/* ib_umem pages */
+	SROCE_MR_DMA,		/* kernel virtual addresses */
+	SROCE_MR_FAST_REG,	/* page list set by IB_WR_REG_MR */
+};
+
+enum sroce_mr_state {
+	SROCE_MR_FREE,		/* fast-reg MR between invalidate and reg */
+	SROCE_MR_VALID,
+};
+
+struct sroce_mr {
+	struct ib_mr ibmr;
+	enum sroce_mr_type type;
+	enum sroce_mr_state state;
+	struct sroce_pd *pd;
+	struct ib_umem *umem;
+	u64 iova;
+	u64 length;
+	int access;			/* IB_ACCESS_* */
+	u32 page_shift;
+	u32 npages, max_pages;
+	struct page **pages;		/* USER and FAST_REG */
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_mr *mr;		/* bound MR, NULL when unbound */
+	struct sroce_qp *qp;		/* type 2: the QP it is bound to */
+	u64 iova;
+	u64 length;
+	int access;
+	u32 rkey;
+	refcount_t ref;
+	struct rcu_head rcu;
+};
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+	struct sroce_queue q;		/* ring of struct sroce_cqe */
+	spinlock_t lock;		/* serialises producers */
+	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed */
+	bool overflowed;
+	bool is_user;
+};
+
+struct sroce_srq {
+	struct ib_srq ibsrq;
+	struct sroce_pd *pd;
+	struct sroce_queue rq;		/* ring of struct sroce_recv_wqe */
+	spinlock_t lock;		/* serialises consumers */
+	u32 srq_num;
+	u32 max_sge;
+	u32 limit;			/* armed SRQ limit, 0 when disarmed */
+	bool is_user;
+	refcount_t ref;
+};
+
+/* Kernel copy of one send WQE, taken out of the ring before any check. */
+struct sroce_swqe {
+	struct sroce_send_wqe wqe;
+	struct ib_mr *reg_mr;		/* IB_WR_REG_MR (kernel QPs only) */
+	u32 reg_key;
+	int reg_access;
+	struct sroce_av *av;		/* UD: resolved AH (holds a reference) */
+	struct sroce_ah *ah;
+	struct sroce_swqe_state st;	/* requester/completer progress */
+	struct sroce_sge sge[SROCE_MAX_SGE];
+	u8 inline_data[SROCE_MAX_INLINE];
+};
+
+/* Kernel copy of one receive WQE. */
+struct sroce_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 total_len;			/* sum of sge lengths, checked */
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *dev;
+	struct sroce_pd *pd;
+	struct sroce_cq *scq, *rcq;
+	struct sroce_srq *srq;
+	bool is_user;
+
+	struct sroce_queue sq;		/* ring of struct sroce_send_wqe */
+	struct sroce_swqe *swqe;	/* kernel copies, one per SQ slot */
+	struct sroce_queue rq;		/* ring of struct sroce_recv_wqe */
+	spinlock_t sq_lock, rq_lock;	/* serialise kernel-side posters */
+
+	/* Attributes, written under state_lock by modify_qp. */
+	struct mutex state_lock;
+	spinlock_t state_spin;		/* for state changes from softirq */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;		/* the last values set by modify */
+	struct sroce_av av;		/* RC/UC destination */
+	u32 max_send_sge, max_recv_sge, max_inline;
+	u16 src_port;			/* UDP source port, from the QPN */
+	u32 mtu;			/* path MTU in bytes */
+
+	struct sroce_req req;		/* requester: SQ -> wire */
+	struct sroce_comp comp;		/* completer: ACKs/responses -> CQ */
+	struct sroce_resp resp;		/* responder: requests -> memory/RQ */
+
+	refcount_t ref;
+	struct completion free_done;	/* destroy waits for the last ref */
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_ucontext *to_suc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sroce_ucontext, ibuc);
+}
+
+static inline void sroce_count(struct sroce_dev *dev, enum sroce_counter c)
+{
+	this_cpu_inc(dev->counters->cnt[c]);
+}
+
+/* ib_device_ops fragments, one per role; sroce_dev.c merges them. */
+extern const struct ib_device_ops sroce_dev_ops;	/* sroce_verbs.c */
+extern const struct ib_device_ops sroce_mr_ops;		/* sroce_mr.c */
+extern const struct ib_device_ops sroce_cq_ops;		/* sroce_cq.c */
+extern const struct ib_device_ops sroce_srq_ops;	/* sroce_srq.c */
+extern const struct ib_device_ops sroce_qp_ops;		/* sroce_qp.c */
+extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
+
+/* sroce_dev.c: devices and their netdevs */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+void sroce_dev_put(struct sroce_dev *dev);
+int sroce_dev_init(void);
+void sroce_dev_exit(void);
+
+/* sroce_verbs.c: device/port/PD/AH/ucontext/mmap entry points */
+int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
+		       struct sroce_av *av);
+struct sroce_ah *sroce_ah_get(struct sroce_dev *dev, u32 ah_num,
+			      struct sroce_pd *pd);
+void sroce_ah_put(struct sroce_ah *ah);
+/*
+ * Expose a vmalloc_user() buffer through the uverbs fd's mmap space and
+ * fill @mi (offset, size); the entry is removed with sroce_mmap_remove().
+ */
+int sroce_mmap_insert(struct ib_ucontext *uctx, void *buf, size_t size,
+		      struct rdma_user_mmap_entry **entry,
+		      struct sroce_mmap_info *mi);
+void sroce_mmap_remove(struct rdma_user_mmap_entry *entry);
+
+/* sroce_mr.c: memory, keys, and access to registered memory */
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* write into registered memory */
+	SROCE_FROM_MR,		/* read out of registered memory */
+};
+
+/*
+ * Look up a key for a local (lkey) or remote (rkey) access and check PD,
+ * state, access rights and bounds with overflow-safe arithmetic.  Returns
+ * a referenced MR (windows resolve to their MR, with the window's bounds
+ * applied) or an ERR_PTR: -ENOENT unknown/stale key, -EACCES rights,
+ * -ERANGE bounds.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
+			      u32 key, bool remote, int access,
+			      u64 iova, u64 len);
+void sroce_mr_put(struct sroce_mr *mr);
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+/* 8-byte atomic at iova (must be aligned); *orig gets the old value. */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swp,
+		    u64 compare_add, u64 swap, u64 *orig);
+/* Find the page and offset of iova, for zero-copy transmit. */
+int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
+		  unsigned int *offset);
+/*
+ * Copy between a kernel buffer and an SGE list starting @offset bytes into
+ * it, checking each lkey against @pd and @access.  Returns 0 or -errno
+ * (the caller turns it into a local protection/length error).
+ */
+int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir);
+/* LOCAL_INV / SEND_WITH_INV / REG_MR / BIND_MW work requests. */
+int sroce_mr_invalidate(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
+			struct sroce_qp *qp, bool remote);
+int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe);
+int sroce_mw_bind(struct sroce_qp *qp, struct sroce_swqe *swqe);
+
+/* sroce_cq.c */
+/*
+ * Append one completion.  Returns -ENOSPC on overflow, after raising
+ * IB_EVENT_CQ_ERR; the caller moves the QP to the error state.
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited);
+
+/* sroce_srq.c */
+/* Take one receive WQE (copied and validated); -EAGAIN when empty. */
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_rwqe *out);
+
+/* sroce_qp.c: QP objects, state machine, queue access for the engine */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *dev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+/* Move to IB_QPS_ERR from any context, flush, raise the async event. */
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
+/*
+ * Next send WQE not yet fetched from the SQ, copied out of the ring and
+ * validated; NULL when the ring is empty.  A malformed user WQE completes
+ * in error and puts the QP in error (returns NULL).
+ */
+struct sroce_swqe *sroce_sq_fetch(struct sroce_qp *qp);
+/* Retire the oldest fetched send WQE: free its slot for the producer. */
+void sroce_sq_retire(struct sroce_qp *qp);
+/* Take one receive WQE from the QP's RQ or SRQ; -EAGAIN when empty. */
+int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
+
+/* sroce_stats.c */
+u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c);
+
+#endif /* SROCE_H */

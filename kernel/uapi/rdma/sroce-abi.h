@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The sroce kernel/user ABI: the driver-private parts of the uverbs
+ * commands and the layout of the rings shared through mmap.  This one
+ * header is included by the kernel module and by libsroce; anything either
+ * side depends on is pinned here with a size check.
+ *
+ * Rings follow one rule: every index has exactly one writer.  The producer
+ * publishes entries with a release store of 'prod'; the consumer frees
+ * slots with a release store of 'cons'.  Each side keeps its own index in
+ * private memory and only *reads* the other side's index from the ring, so
+ * the kernel never trusts a value it once wrote and userspace could since
+ * have changed.  Indices are free-running u32s; slot = index & (num - 1).
+ *
+ *   ring       producer  consumer
+ *   SQ         user      kernel   (doorbell: post_send with zero WRs)
+ *   RQ, SRQ    user      kernel   (no doorbell; read when a packet needs it)
+ *   CQ         kernel    user
+ */
+#ifndef SROCE_ABI_H
+#define SROCE_ABI_H
+
+#include <linux/types.h>
+
+#define SROCE_UVERBS_ABI_VERSION	1
+
+/* Device name prefix the provider matches; driver_id is RDMA_DRIVER_UNKNOWN. */
+#define SROCE_DEV_NAME_PREFIX		"sroce"
+
+#define SROCE_CACHELINE			64
+
+/*
+ * Shared control block at offset 0 of every ring mapping.  'prod' and
+ * 'cons' sit on their own cache lines so producer and consumer never
+ * false-share.  'state' is written only by the kernel and lets the
+ * provider notice an errored QP without a system call.
+ */
+struct sroce_ring_ctl {
+	__u32 prod;
+	__u8 rsvd0[SROCE_CACHELINE - 4];
+	__u32 cons;
+	__u8 rsvd1[SROCE_CACHELINE - 4];
+	__u32 state;		/* enum sroce_ring_state, kernel-written */
+	__u32 rsvd2;
+	__u8 rsvd3[SROCE_CACHELINE - 8];
+};
+
+enum sroce_ring_state {
+	SROCE_RING_OK		= 0,
+	SROCE_RING_ERROR	= 1,	/* QP/SRQ/CQ in error: new work is flushed */
+};
+
+/* Entries start here; the mapping size is SROCE_RING_DATA_OFFSET + num * stride. */
+#define SROCE_RING_DATA_OFFSET		(3 * SROCE_CACHELINE)
+
+/* Where a ring lives in the uverbs fd's mmap space. */
+struct sroce_mmap_info {
+	__aligned_u64 offset;	/* pass to mmap() on the uverbs fd */
+	__u32 size;		/* bytes to map */
+	__u32 num;		/* entries, a power of two */
+	__u32 stride;		/* bytes per entry, a multiple of 16 */
+	__u32 rsvd;
+};
+
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/*
+ * Send WQE: a 64-byte header, then either num_sge struct sroce_sge or,
+ * with IB_UVERBS_SEND_INLINE, inline_len bytes of data.  opcode and
+ * send_flags use the uverbs values (enum ib_uverbs_wr_opcode,
+ * enum ib_uverbs_send_flags).
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 inline_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	} ex;
+	__u32 rsvd0;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 rsvd;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 rsvd;
+		} atomic;
+		struct {
+			__u32 ah_num;	/* from struct sroce_create_ah_resp */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 rsvd;
+		} ud;
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mw_rkey;	/* the rkey the window gets */
+			__u32 mr_lkey;	/* the MR the window binds to */
+			__u32 access;	/* enum ib_uverbs_access_flags */
+			__u32 rsvd;
+		} bind;
+	} wr;
+};
+
+#define SROCE_SEND_WQE_HDR	64
+
+/* Receive WQE: a 16-byte header, then num_sge struct sroce_sge. */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 rsvd;
+};
+
+#define SROCE_RECV_WQE_HDR	16
+
+/*
+ * Completion entry.  The first 48 bytes match struct ib_uverbs_wc field
+ * for field; the rest is room to grow without changing the stride.
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;		/* enum ib_wc_status */
+	__u32 opcode;		/* enum ib_uverbs_wc_opcode */
+	__u32 vendor_err;
+	__u32 byte_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	} ex;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* enum ib_uverbs_wc_flags */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 network_hdr_type;	/* RDMA_NETWORK_IPV4/IPV6 for UD with GRH */
+	__u8 smac[6];
+	__u16 vlan_id;
+	__u32 rsvd[2];
+};
+
+#define SROCE_CQE_SIZE		64
+
+/* Driver data of the uverbs commands (cmd: user to kernel; resp: back). */
+
+struct sroce_alloc_ucontext_resp {
+	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
+	__u32 max_inline_data;
+	__u32 max_sge;
+	__u32 rsvd;
+};
+
+struct sroce_create_cq_resp {
+	struct sroce_mmap_info mi;
+};
+
+struct sroce_resize_cq_resp {
+	struct sroce_mmap_info mi;
+};
+
+struct sroce_create_qp_resp {
+	struct sroce_mmap_info sq_mi;	/* size 0 when the QP has no SQ */
+	struct sroce_mmap_info rq_mi;	/* size 0 with an SRQ */
+};
+
+struct sroce_create_srq_resp {
+	struct sroce_mmap_info mi;
+	__u32 srq_num;
+	__u32 rsvd;
+};
+
+struct sroce_create_ah_resp {
+	__u32 ah_num;		/* name of the AH in UD send WQEs */
+	__u32 rsvd;
+};
+
+#ifdef __cplusplus
+#define SROCE_ABI_ASSERT(e, m) static_assert(e, m)
+#else
+#define SROCE_ABI_ASSERT(e, m) _Static_assert(e, m)
+#endif
+
+SROCE_ABI_ASSERT(sizeof(struct sroce_ring_ctl) == SROCE_RING_DATA_OFFSET,
+		 "ring control block size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_mmap_info) == 24, "mmap info size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_sge) == 16, "sge size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_send_wqe) == SROCE_SEND_WQE_HDR,
+		 "send wqe header size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_recv_wqe) == SROCE_RECV_WQE_HDR,
+		 "recv wqe header size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_cqe) == SROCE_CQE_SIZE, "cqe size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_alloc_ucontext_resp) == 16,
+		 "ucontext resp size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_create_qp_resp) == 48,
+		 "create qp resp size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_create_srq_resp) == 32,
+		 "create srq resp size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_create_ah_resp) == 8,
+		 "create ah resp size");
+
+#endif /* SROCE_ABI_H */
