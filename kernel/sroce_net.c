@@ -28,3 +28,25 @@ void sroce_engine_qp_stop(struct sroce_qp *qp)
 void sroce_req_kick(struct sroce_qp *qp)
 {
 }
+
+void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+}
+
+struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
+				    const struct sroce_av *av, u32 tlen)
+{
+	return NULL;
+}
+
+int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
+		   struct sk_buff *skb)
+{
+	kfree_skb(skb);
+	return -EOPNOTSUPP;
+}
+
+u16 sroce_net_src_port(u32 qpn)
+{
+	return 0xc000;
+}
