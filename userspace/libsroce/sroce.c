@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * libsroce: registration with libibverbs, device matching, context and the
+ * control-path verbs that need nothing but the core uverbs commands.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/ib_user_ioctl_verbs.h>
+
+#include "sroce.h"
+
+_Static_assert(SROCE_DRIVER_ID == RDMA_DRIVER_UNKNOWN, "driver id");
+
+bool sroce_libibverbs_path_ok(const char *path)
+{
+	size_t n = strlen(SROCE_LIBIBVERBS_SONAME_TAIL);
+	size_t len;
+
+	if (!path)
+		return false;
+	len = strlen(path);
+	if (len < n || strcmp(path + len - n, SROCE_LIBIBVERBS_SONAME_TAIL))
+		return false;
+	/* The whole file name, not a suffix of some other name. */
+	return len == n || path[len - n - 1] == '/';
+}
+
+/*
+ * The op table we hand over is laid out for v44 exactly; any other
+ * libibverbs that happens to export the same PABI symbols could read it
+ * differently, so find out which file we were really linked against.
+ */
+static bool sroce_libibverbs_is_v44(void)
+{
+	char real[PATH_MAX];
+	Dl_info info;
+
+	if (!dladdr((void *)verbs_set_ops, &info) || !info.dli_fname)
+		return false;
+	if (!realpath(info.dli_fname, real))
+		return false;
+	return sroce_libibverbs_path_ok(real);
+}
+
+static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int sroce_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
+static int sroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(vmr);
+	return ret;
+}
+
+static struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
+static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct sroce_create_ah_resp_w resp;
+	struct sroce_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, SROCE_CORE_RESP(&resp, struct ib_uverbs_create_ah_resp),
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibv_ah;
+}
+
+static int sroce_destroy_ah(struct ibv_ah *ah)
+{
+	int ret = ibv_cmd_destroy_ah(ah);
+
+	if (!ret)
+		free(to_sah(ah));
+	return ret;
+}
+
+static int sroce_query_device_ex(struct ibv_context *ctx,
+				 const struct ibv_query_device_ex_input *input,
+				 struct ibv_device_attr_ex *attr,
+				 size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int sroce_query_port(struct ibv_context *ctx, uint8_t port,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static void sroce_free_context(struct ibv_context *ibctx)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_mw = sroce_alloc_mw,
+	.alloc_pd = sroce_alloc_pd,
+	.bind_mw = sroce_bind_mw,
+	.cq_event = sroce_cq_event,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
+	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
+	.create_srq = sroce_create_srq,
+	.create_srq_ex = sroce_create_srq_ex,
+	.dealloc_mw = sroce_dealloc_mw,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
+	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_device_ex = sroce_query_device_ex,
+	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.rereg_mr = sroce_rereg_mr,
+	.resize_cq = sroce_resize_cq,
+};
+
+/* Exposed for the unit test, which checks what each slot points to. */
+const struct verbs_context_ops *sroce_context_ops(void)
+{
+	return &sroce_ctx_ops;
+}
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_get_context_resp resp;
+	struct ibv_get_context cmd;
+	struct sroce_context *ctx;
+	int ret;
+
+	(void)private_data;
+	/* vctx sits at offset 0, which is the offset argument's value. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
+					    SROCE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+				  SROCE_CORE_RESP(&resp, struct ib_uverbs_get_context_resp),
+				  sizeof(resp));
+	if (ret) {
+		errno = ret;
+		goto err;
+	}
+	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: %s speaks sroce ABI %u, this provider %u\n",
+			ibdev->name, resp.drv.abi_version,
+			SROCE_UVERBS_ABI_VERSION);
+		errno = EPROTO;
+		goto err;
+	}
+	ctx->max_inline_data = resp.drv.max_inline_data;
+	ctx->max_sge = resp.drv.max_sge;
+
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	ret = errno;
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sdev)
+{
+	struct sroce_device *dev;
+
+	(void)sdev;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->vdev;
+}
+
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free((struct sroce_device *)vdev);
+}
+
+/*
+ * A name match only: sroce registers with RDMA_DRIVER_UNKNOWN, which
+ * libibverbs never matches by id.  The fnmatch pattern anchors at the start
+ * of the name, so "sroce*" is a prefix match.
+ */
+static const struct verbs_match_ent sroce_match_table[] = {
+	{
+		.u.modalias = "rdma_device:N" SROCE_DEV_NAME_PREFIX "*",
+		.kind = SROCE_VERBS_MATCH_MODALIAS,
+	},
+	{ .kind = SROCE_VERBS_MATCH_SENTINEL },
+};
+
+bool sroce_match_device(struct verbs_sysfs_dev *sdev)
+{
+	static const char prefix[] = SROCE_DEV_NAME_PREFIX;
+
+	if (sdev->driver_id != SROCE_DRIVER_ID)
+		return false;
+	return !strncmp(sdev->ibdev_name, prefix, sizeof(prefix) - 1);
+}
+
+const struct verbs_device_ops sroce_dev_ops = {
+	.name = "sroce",
+	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_table = sroce_match_table,
+	.match_device = sroce_match_device,
+	.alloc_device = sroce_alloc_device,
+	.uninit_device = sroce_uninit_device,
+	.alloc_context = sroce_alloc_context,
+};
+
+static __attribute__((constructor)) void sroce_register(void)
+{
+	if (!sroce_libibverbs_is_v44()) {
+		fprintf(stderr,
+			"libsroce: not registering: built for libibverbs 44.0 (%s), a different libibverbs is loaded\n",
+			SROCE_LIBIBVERBS_SONAME_TAIL);
+		return;
+	}
+	verbs_register_driver_34(&sroce_dev_ops);
+}

@@ -1,0 +1,997 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Queue pairs and shared receive queues.  Work requests are validated here
+ * and written straight into the rings; receive queues never enter the
+ * kernel, the send queue rings it once per call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+#define SROCE_SEND_FLAGS_OK \
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+	 IBV_SEND_INLINE)
+
+#define SROCE_QP_EX_OPS_RC \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
+#define SROCE_QP_EX_OPS_UC \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
+#define SROCE_QP_EX_OPS_UD \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+static uint64_t sroce_qp_ops_allowed(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return SROCE_QP_EX_OPS_RC;
+	case IBV_QPT_UC:
+		return SROCE_QP_EX_OPS_UC;
+	case IBV_QPT_UD:
+		return SROCE_QP_EX_OPS_UD;
+	default:
+		return 0;
+	}
+}
+
+/* ibv opcode -> (uverbs opcode, the IBV_QP_EX_WITH_* bit that allows it) */
+static int sroce_map_opcode(enum ibv_wr_opcode op, uint32_t *uop,
+			    uint64_t *bit)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+		*uop = IB_UVERBS_WR_RDMA_WRITE;
+		*bit = IBV_QP_EX_WITH_RDMA_WRITE;
+		return 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*uop = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+		*bit = IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+		return 0;
+	case IBV_WR_SEND:
+		*uop = IB_UVERBS_WR_SEND;
+		*bit = IBV_QP_EX_WITH_SEND;
+		return 0;
+	case IBV_WR_SEND_WITH_IMM:
+		*uop = IB_UVERBS_WR_SEND_WITH_IMM;
+		*bit = IBV_QP_EX_WITH_SEND_WITH_IMM;
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*uop = IB_UVERBS_WR_RDMA_READ;
+		*bit = IBV_QP_EX_WITH_RDMA_READ;
+		return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*uop = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+		*bit = IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+		return 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*uop = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		*bit = IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		*uop = IB_UVERBS_WR_LOCAL_INV;
+		*bit = IBV_QP_EX_WITH_LOCAL_INV;
+		return 0;
+	case IBV_WR_BIND_MW:
+		*uop = IB_UVERBS_WR_BIND_MW;
+		*bit = IBV_QP_EX_WITH_BIND_MW;
+		return 0;
+	case IBV_WR_SEND_WITH_INV:
+		*uop = IB_UVERBS_WR_SEND_WITH_INV;
+		*bit = IBV_QP_EX_WITH_SEND_WITH_INV;
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+static uint32_t sroce_map_send_flags(struct sroce_qp *qp, unsigned int f)
+{
+	uint32_t u = 0;
+
+	if (f & IBV_SEND_FENCE)
+		u |= SROCE_SEND_FENCE;
+	if (f & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		u |= SROCE_SEND_SIGNALED;
+	if (f & IBV_SEND_SOLICITED)
+		u |= SROCE_SEND_SOLICITED;
+	if (f & IBV_SEND_INLINE)
+		u |= SROCE_SEND_INLINE;
+	return u;
+}
+
+static struct sroce_sge *sroce_wqe_sges(struct sroce_send_wqe *w)
+{
+	return (struct sroce_sge *)((uint8_t *)w + SROCE_SEND_WQE_HDR);
+}
+
+static int sroce_copy_inline(struct sroce_qp *qp, struct sroce_send_wqe *w,
+			     const struct ibv_sge *sg, int num_sge)
+{
+	uint8_t *dst = (uint8_t *)w + SROCE_SEND_WQE_HDR;
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		total += sg[i].length;
+		if (total > qp->max_inline)
+			return EINVAL;
+	}
+	for (i = 0; i < num_sge; i++) {
+		memcpy(dst, (void *)(uintptr_t)sg[i].addr, sg[i].length);
+		dst += sg[i].length;
+	}
+	w->inline_len = (uint32_t)total;
+	w->num_sge = 0;
+	return 0;
+}
+
+static int sroce_copy_sges(struct sroce_qp *qp, struct sroce_send_wqe *w,
+			   const struct ibv_sge *sg, int num_sge)
+{
+	struct sroce_sge *d = sroce_wqe_sges(w);
+	int i;
+
+	if ((uint32_t)num_sge > qp->max_send_sge)
+		return EINVAL;
+	for (i = 0; i < num_sge; i++) {
+		d[i].addr = sg[i].addr;
+		d[i].length = sg[i].length;
+		d[i].lkey = sg[i].lkey;
+	}
+	w->num_sge = (uint32_t)num_sge;
+	return 0;
+}
+
+static void sroce_fill_bind(struct sroce_send_wqe *w, uint32_t rkey,
+			    const struct ibv_mw_bind_info *bi)
+{
+	w->wr.bind.addr = bi->addr;
+	w->wr.bind.length = bi->length;
+	w->wr.bind.mw_rkey = rkey;
+	w->wr.bind.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+	w->wr.bind.access = bi->mw_access_flags;
+}
+
+/*
+ * Validate one work request and write it into slot w.  type1_bind is only
+ * set by ibv_bind_mw(), the one legal way to bind a type 1 window.
+ */
+static int sroce_build_send_wqe(struct sroce_qp *qp, struct sroce_send_wqe *w,
+				const struct ibv_send_wr *wr, bool type1_bind)
+{
+	enum ibv_qp_type type = qp->vqp.qp.qp_type;
+	uint32_t uop;
+	uint64_t bit;
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	int ret;
+
+	if (sroce_map_opcode(wr->opcode, &uop, &bit) ||
+	    !(sroce_qp_ops_allowed(type) & bit))
+		return EINVAL;
+	if (wr->send_flags & ~(unsigned int)SROCE_SEND_FLAGS_OK)
+		return EINVAL;
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+
+	memset(w, 0, SROCE_SEND_WQE_HDR);
+	w->wr_id = wr->wr_id;
+	w->opcode = uop;
+	w->send_flags = sroce_map_send_flags(qp, wr->send_flags);
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		w->ex.imm_data = wr->imm_data;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		w->ex.invalidate_rkey = wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_SEND_WITH_INV:
+		if (type == IBV_QPT_UD) {
+			if (!wr->wr.ud.ah)
+				return EINVAL;
+			w->wr.ud.ah_num = to_sah(wr->wr.ud.ah)->ah_num;
+			w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+			w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
+		break;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		w->wr.rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* The original value lands in exactly one 8-byte buffer. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
+			return EINVAL;
+		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		w->wr.atomic.swap = wr->wr.atomic.swap;
+		w->wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw)
+			return EINVAL;
+		if ((wr->bind_mw.mw->type == IBV_MW_TYPE_1) != type1_bind)
+			return EINVAL;
+		if (wr->bind_mw.bind_info.length && !wr->bind_mw.bind_info.mr)
+			return EINVAL;
+		sroce_fill_bind(w, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		return 0;
+	default:
+		return EINVAL;
+	}
+
+	if (inl) {
+		if (wr->opcode == IBV_WR_RDMA_READ ||
+		    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		    wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+			return EINVAL;
+		ret = sroce_copy_inline(qp, w, wr->sg_list, wr->num_sge);
+	} else {
+		ret = sroce_copy_sges(qp, w, wr->sg_list, wr->num_sge);
+	}
+	return ret;
+}
+
+/* The doorbell: a post_send with no WRs tells the kernel to drain the SQ. */
+static int sroce_ring_doorbell(struct sroce_qp *qp)
+{
+	struct ibv_send_wr *bad = NULL;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+static int sroce_post_send_common(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+				  struct ibv_send_wr **bad_wr, bool type1_bind)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	uint32_t posted = 0;
+	int ret = 0, db;
+
+	*bad_wr = NULL;
+	if (!qp->has_sq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->sq.lock);
+	for (; wr; wr = wr->next) {
+		struct sroce_send_wqe *w;
+
+		if (!sroce_ring_space(&qp->sq)) {
+			ret = ENOMEM;
+			break;
+		}
+		w = sroce_ring_slot(&qp->sq, qp->sq.idx);
+		ret = sroce_build_send_wqe(qp, w, wr, type1_bind);
+		if (ret)
+			break;
+		qp->sq.idx++;
+		posted++;
+	}
+	if (posted)
+		sroce_store_release(&qp->sq.ctl->prod, qp->sq.idx);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	if (ret)
+		*bad_wr = wr;
+	if (posted) {
+		db = sroce_ring_doorbell(qp);
+		/*
+		 * The WQEs are already visible to the kernel and will run at
+		 * the next doorbell; report the failure all the same.
+		 */
+		if (db && !ret)
+			ret = db;
+	}
+	return ret;
+}
+
+int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	return sroce_post_send_common(ibqp, wr, bad_wr, false);
+}
+
+int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *bi;
+	struct ibv_send_wr wr, *bad;
+	uint32_t rkey;
+	int ret;
+
+	if (!mw || !mw_bind || mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	bi = &mw_bind->bind_info;
+	if (bi->length && (!bi->mr || bi->mr->pd != ibqp->pd ||
+			   mw->pd != ibqp->pd))
+		return EINVAL;
+
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = *bi;
+	ret = sroce_post_send_common(ibqp, &wr, &bad, true);
+	if (!ret)
+		mw->rkey = rkey;
+	return ret;
+}
+
+/* Shared by QP receive queues and SRQs: same WQE format, no syscall. */
+static int sroce_post_recv_ring(struct sroce_ring *ring, uint32_t max_sge,
+				struct ibv_recv_wr *wr,
+				struct ibv_recv_wr **bad_wr)
+{
+	uint32_t posted = 0;
+	int ret = 0;
+
+	pthread_spin_lock(&ring->lock);
+	for (; wr; wr = wr->next) {
+		struct sroce_recv_wqe *w;
+		struct sroce_sge *d;
+		int i;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			ret = EINVAL;
+			break;
+		}
+		if (!sroce_ring_space(ring)) {
+			ret = ENOMEM;
+			break;
+		}
+		w = sroce_ring_slot(ring, ring->idx);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->rsvd = 0;
+		d = (struct sroce_sge *)((uint8_t *)w + SROCE_RECV_WQE_HDR);
+		for (i = 0; i < wr->num_sge; i++) {
+			d[i].addr = wr->sg_list[i].addr;
+			d[i].length = wr->sg_list[i].length;
+			d[i].lkey = wr->sg_list[i].lkey;
+		}
+		ring->idx++;
+		posted++;
+	}
+	if (posted)
+		sroce_store_release(&ring->ctl->prod, ring->idx);
+	pthread_spin_unlock(&ring->lock);
+	*bad_wr = ret ? wr : NULL;
+	return ret;
+}
+
+int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	if (!qp->has_rq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return sroce_post_recv_ring(&qp->rq, qp->max_recv_sge, wr, bad_wr);
+}
+
+int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	return sroce_post_recv_ring(&srq->ring, srq->max_sge, wr, bad_wr);
+}
+
+/* ---- ibv_qp_ex work request API ---- */
+
+static struct sroce_send_wqe *sroce_wr_new(struct ibv_qp_ex *ibqp,
+					   enum ibv_wr_opcode op)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w;
+	uint32_t uop;
+	uint64_t bit;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	if (sroce_map_opcode(op, &uop, &bit) || !(qp->send_ops_flags & bit) ||
+	    ibqp->wr_flags & ~(unsigned int)SROCE_SEND_FLAGS_OK) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
+	if (!sroce_ring_space(&qp->sq)) {
+		qp->wr_err = ENOMEM;
+		return NULL;
+	}
+	w = sroce_ring_slot(&qp->sq, qp->sq.idx);
+	memset(w, 0, SROCE_SEND_WQE_HDR);
+	w->wr_id = ibqp->wr_id;
+	w->opcode = uop;
+	/* INLINE is decided by wr_set_inline_data*, not by the flag. */
+	w->send_flags = sroce_map_send_flags(qp, ibqp->wr_flags) &
+			~(uint32_t)SROCE_SEND_INLINE;
+	qp->sq.idx++;
+	qp->wr_cur = w;
+	return w;
+}
+
+static void sroce_wr_send(struct ibv_qp_ex *ibqp)
+{
+	sroce_wr_new(ibqp, IBV_WR_SEND);
+}
+
+static void sroce_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(ibqp, IBV_WR_SEND_WITH_IMM);
+
+	if (w)
+		w->ex.imm_data = imm;
+}
+
+static void sroce_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(ibqp, IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->ex.invalidate_rkey = rkey;
+}
+
+static void sroce_wr_rdma(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode op,
+			  uint32_t rkey, uint64_t raddr, __be32 imm)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(ibqp, op);
+
+	if (!w)
+		return;
+	w->wr.rdma.remote_addr = raddr;
+	w->wr.rdma.rkey = rkey;
+	if (op == IBV_WR_RDMA_WRITE_WITH_IMM)
+		w->ex.imm_data = imm;
+}
+
+static void sroce_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				uint64_t raddr)
+{
+	sroce_wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, raddr, 0);
+}
+
+static void sroce_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				    uint64_t raddr, __be32 imm)
+{
+	sroce_wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr, imm);
+}
+
+static void sroce_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			       uint64_t raddr)
+{
+	sroce_wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, raddr, 0);
+}
+
+static void sroce_wr_atomic(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode op,
+			    uint32_t rkey, uint64_t raddr, uint64_t cmp_add,
+			    uint64_t swap)
+{
+	struct sroce_send_wqe *w = sroce_wr_new(ibqp, op);
+
+	if (!w)
+		return;
+	w->wr.atomic.remote_addr = raddr;
+	w->wr.atomic.compare_add = cmp_add;
+	w->wr.atomic.swap = swap;
+	w->wr.atomic.rkey = rkey;
+}
+
+static void sroce_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				    uint64_t raddr, uint64_t compare,
+				    uint64_t swap)
+{
+	sroce_wr_atomic(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, raddr, compare,
+			swap);
+}
+
+static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				      uint64_t raddr, uint64_t add)
+{
+	sroce_wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
+}
+
+static void sroce_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bi)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w;
+
+	if (!qp->wr_err && (!mw || !bi || mw->type != IBV_MW_TYPE_2 ||
+			    (bi->length && !bi->mr))) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w = sroce_wr_new(ibqp, IBV_WR_BIND_MW);
+	if (w)
+		sroce_fill_bind(w, rkey, bi);
+	/* A bind carries no data: later set_sge calls are the caller's bug. */
+	qp->wr_cur = NULL;
+}
+
+static void sroce_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w = sroce_wr_new(ibqp, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->ex.invalidate_rkey = rkey;
+	qp->wr_cur = NULL;
+}
+
+/* A setter without a WR to apply to leaves the batch failed. */
+static struct sroce_send_wqe *sroce_wr_cur(struct sroce_qp *qp)
+{
+	if (qp->wr_err)
+		return NULL;
+	if (!qp->wr_cur)
+		qp->wr_err = EINVAL;
+	return qp->wr_cur;
+}
+
+static bool sroce_wr_is_data_less(const struct sroce_send_wqe *w)
+{
+	return w->opcode == IB_UVERBS_WR_RDMA_READ ||
+	       w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       w->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static void sroce_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
+				  const struct ibv_sge *sg)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w = sroce_wr_cur(qp);
+
+	if (!w)
+		return;
+	if (num_sge > qp->max_send_sge || (num_sge && !sg)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	if ((w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	     w->opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
+	    (num_sge != 1 || sg[0].length < 8)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	sroce_copy_sges(qp, w, sg, (int)num_sge);
+	w->inline_len = 0;
+	w->send_flags &= ~(uint32_t)SROCE_SEND_INLINE;
+}
+
+static void sroce_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	sroce_wr_set_sge_list(ibqp, 1, &sge);
+}
+
+static void sroce_wr_set_inline_data_list(struct ibv_qp_ex *ibqp,
+					  size_t num_buf,
+					  const struct ibv_data_buf *buf)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w = sroce_wr_cur(qp);
+	uint8_t *dst;
+	uint64_t total = 0;
+	size_t i;
+
+	if (!w)
+		return;
+	if (sroce_wr_is_data_less(w) || (num_buf && !buf)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	for (i = 0; i < num_buf; i++) {
+		total += buf[i].length;
+		if (total > qp->max_inline) {
+			qp->wr_err = EINVAL;
+			return;
+		}
+	}
+	dst = (uint8_t *)w + SROCE_SEND_WQE_HDR;
+	for (i = 0; i < num_buf; i++) {
+		memcpy(dst, buf[i].addr, buf[i].length);
+		dst += buf[i].length;
+	}
+	w->inline_len = (uint32_t)total;
+	w->num_sge = 0;
+	w->send_flags |= SROCE_SEND_INLINE;
+}
+
+static void sroce_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
+				     size_t length)
+{
+	struct ibv_data_buf b = { .addr = addr, .length = length };
+
+	sroce_wr_set_inline_data_list(ibqp, 1, &b);
+}
+
+static void sroce_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w = sroce_wr_cur(qp);
+
+	if (!w)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD || !ah) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w->wr.ud.ah_num = to_sah(ah)->ah_num;
+	w->wr.ud.remote_qpn = remote_qpn;
+	w->wr.ud.remote_qkey = remote_qkey;
+}
+
+/* Operations sroce does not offer: fail the batch rather than crash. */
+static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t srqn)
+{
+	(void)srqn;
+	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+}
+
+static void sroce_wr_send_tso(struct ibv_qp_ex *ibqp, void *hdr,
+			      uint16_t hdr_sz, uint16_t mss)
+{
+	(void)hdr;
+	(void)hdr_sz;
+	(void)mss;
+	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+}
+
+static void sroce_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				  uint64_t raddr, const void *atomic_wr)
+{
+	(void)rkey;
+	(void)raddr;
+	(void)atomic_wr;
+	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+}
+
+static void sroce_wr_start(struct ibv_qp_ex *ibqp)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_start_idx = qp->sq.idx;
+	qp->wr_cur = NULL;
+	/* Without a send ring every WR in the batch has nowhere to go. */
+	qp->wr_err = qp->has_sq ? 0 : EINVAL;
+}
+
+static int sroce_wr_complete(struct ibv_qp_ex *ibqp)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	uint32_t n;
+	int ret = qp->wr_err;
+
+	if (ret)
+		qp->sq.idx = qp->wr_start_idx;
+	n = qp->sq.idx - qp->wr_start_idx;
+	if (n)
+		sroce_store_release(&qp->sq.ctl->prod, qp->sq.idx);
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (n)
+		ret = sroce_ring_doorbell(qp);
+	return ret;
+}
+
+static void sroce_wr_abort(struct ibv_qp_ex *ibqp)
+{
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+
+	qp->sq.idx = qp->wr_start_idx;
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void sroce_qp_ex_init(struct sroce_qp *qp)
+{
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+
+	x->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
+	x->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	x->wr_bind_mw = sroce_wr_bind_mw;
+	x->wr_local_inv = sroce_wr_local_inv;
+	x->wr_rdma_read = sroce_wr_rdma_read;
+	x->wr_rdma_write = sroce_wr_rdma_write;
+	x->wr_rdma_write_imm = sroce_wr_rdma_write_imm;
+	x->wr_send = sroce_wr_send;
+	x->wr_send_imm = sroce_wr_send_imm;
+	x->wr_send_inv = sroce_wr_send_inv;
+	x->wr_send_tso = sroce_wr_send_tso;
+	x->wr_set_ud_addr = sroce_wr_set_ud_addr;
+	x->wr_set_xrc_srqn = sroce_wr_set_xrc_srqn;
+	x->wr_set_inline_data = sroce_wr_set_inline_data;
+	x->wr_set_inline_data_list = sroce_wr_set_inline_data_list;
+	x->wr_set_sge = sroce_wr_set_sge;
+	x->wr_set_sge_list = sroce_wr_set_sge_list;
+	x->wr_start = sroce_wr_start;
+	x->wr_complete = sroce_wr_complete;
+	x->wr_abort = sroce_wr_abort;
+	x->wr_atomic_write = sroce_wr_atomic_write;
+}
+
+/* ---- QP control path ---- */
+
+static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_create_qp_resp_w resp;
+	struct ibv_create_qp cmd;
+	struct sroce_qp *qp;
+	uint64_t ops = 0;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!sroce_qp_ops_allowed(attr->qp_type)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		if (ops & ~sroce_qp_ops_allowed(attr->qp_type)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   SROCE_CORE_RESP(&resp, struct ib_uverbs_create_qp_resp),
+				   sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	if (resp.drv.sq_mi.size) {
+		ret = sroce_ring_map(&qp->sq, ctx->cmd_fd, &resp.drv.sq_mi,
+				     SROCE_SEND_WQE_HDR);
+		if (ret)
+			goto err_destroy;
+		qp->has_sq = true;
+		qp->max_send_sge = sroce_min_u32(attr->cap.max_send_sge,
+				(qp->sq.stride - SROCE_SEND_WQE_HDR) /
+				sizeof(struct sroce_sge));
+		qp->max_inline = sroce_min_u32(attr->cap.max_inline_data,
+				qp->sq.stride - SROCE_SEND_WQE_HDR);
+	}
+	if (resp.drv.rq_mi.size) {
+		if (attr->srq) {
+			ret = EPROTO;
+			goto err_unmap;
+		}
+		ret = sroce_ring_map(&qp->rq, ctx->cmd_fd, &resp.drv.rq_mi,
+				     SROCE_RECV_WQE_HDR);
+		if (ret)
+			goto err_unmap;
+		qp->has_rq = true;
+		qp->max_recv_sge = sroce_min_u32(attr->cap.max_recv_sge,
+				(qp->rq.stride - SROCE_RECV_WQE_HDR) /
+				sizeof(struct sroce_sge));
+	}
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->send_ops_flags = ops;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sroce_qp_ex_init(qp);
+		qp->vqp.comp_mask |= SROCE_VERBS_QP_EX;
+	}
+	return &qp->vqp.qp;
+
+err_unmap:
+	sroce_ring_unmap(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ax;
+	struct ibv_qp *qp;
+
+	memset(&ax, 0, sizeof(ax));
+	ax.qp_context = attr->qp_context;
+	ax.send_cq = attr->send_cq;
+	ax.recv_cq = attr->recv_cq;
+	ax.srq = attr->srq;
+	ax.cap = attr->cap;
+	ax.qp_type = attr->qp_type;
+	ax.sq_sig_all = attr->sq_sig_all;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ax.pd = pd;
+	qp = sroce_create_qp_ex(pd->context, &ax);
+	if (qp)
+		attr->cap = ax.cap;
+	return qp;
+}
+
+int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_qp cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&qp->sq);
+	sroce_ring_unmap(&qp->rq);
+	free(qp);
+	return 0;
+}
+
+/* ---- SRQ ---- */
+
+struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct sroce_create_srq_resp_w resp;
+	struct ibv_create_srq cmd;
+	struct sroce_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 SROCE_CORE_RESP(&resp, struct ib_uverbs_create_srq_resp),
+				 sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_ring_map(&srq->ring, pd->context->cmd_fd, &resp.drv.mi,
+			     SROCE_RECV_WQE_HDR);
+	if (ret) {
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->max_sge = sroce_min_u32(attr->attr.max_sge,
+				     (srq->ring.stride - SROCE_RECV_WQE_HDR) /
+				     sizeof(struct sroce_sge));
+	srq->vsrq.srq_type = IBV_SRQT_BASIC;
+	srq->vsrq.srq_num = resp.drv.srq_num;
+	return &srq->vsrq.srq;
+}
+
+/*
+ * libibverbs routes basic SRQs to create_srq itself; this entry only sees
+ * requests that ask for more, which sroce answers for the basic case and
+ * declines otherwise.
+ */
+struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq_init_attr a;
+	struct ibv_srq *srq;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
+					  IBV_SRQ_INIT_ATTR_PD) ||
+	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC) ||
+	    attr->pd->context != ctx) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.srq_context = attr->srq_context;
+	a.attr = attr->attr;
+	srq = sroce_create_srq(attr->pd, &a);
+	if (!srq)
+		return NULL;
+	attr->attr = a.attr;
+	/* What ibv_create_srq would have set up around create_srq. */
+	srq->context = ctx;
+	srq->srq_context = attr->srq_context;
+	srq->pd = attr->pd;
+	srq->events_completed = 0;
+	pthread_mutex_init(&srq->mutex, NULL);
+	pthread_cond_init(&srq->cond, NULL);
+	return srq;
+}
+
+int sroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	/* A new size would need a new ring mapping the ABI cannot return. */
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd;
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+int sroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&srq->ring);
+	free(srq);
+	return 0;
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * A stand-in libibverbs exporting the private symbols libsroce imports, so
+ * the load-time version check can be exercised against a libibverbs that
+ * is not 44.0.  Only registration is recorded; any other call is a bug in
+ * the test and aborts.
+ */
+#include <stdlib.h>
+
+int stub_registered;
+
+void verbs_register_driver_34(const void *ops);
+void verbs_register_driver_34(const void *ops)
+{
+	(void)ops;
+	stub_registered++;
+}
+
+#define STUB(name) void name(void); void name(void) { abort(); }
+
+STUB(_verbs_init_and_alloc_context)
+STUB(ibv_cmd_alloc_mw)
+STUB(ibv_cmd_alloc_pd)
+STUB(ibv_cmd_create_ah)
+STUB(ibv_cmd_create_cq)
+STUB(ibv_cmd_create_qp_ex)
+STUB(ibv_cmd_create_srq)
+STUB(ibv_cmd_dealloc_mw)
+STUB(ibv_cmd_dealloc_pd)
+STUB(ibv_cmd_dereg_mr)
+STUB(ibv_cmd_destroy_ah)
+STUB(ibv_cmd_destroy_cq)
+STUB(ibv_cmd_destroy_qp)
+STUB(ibv_cmd_destroy_srq)
+STUB(ibv_cmd_get_context)
+STUB(ibv_cmd_modify_qp)
+STUB(ibv_cmd_modify_srq)
+STUB(ibv_cmd_post_send)
+STUB(ibv_cmd_query_device_any)
+STUB(ibv_cmd_query_port)
+STUB(ibv_cmd_query_qp)
+STUB(ibv_cmd_query_srq)
+STUB(ibv_cmd_reg_mr)
+STUB(ibv_cmd_req_notify_cq)
+STUB(ibv_cmd_rereg_mr)
+STUB(ibv_cmd_resize_cq)
+STUB(verbs_set_ops)
+STUB(verbs_uninit_context)
