@@ -117,6 +117,15 @@ struct sroce_send_wqe {
 
 #define SROCE_SEND_WQE_HDR	64
 
+/*
+ * send_flags bits.  uAPI exports no enum for them; these are the values of
+ * the kernel's enum ib_send_flags (and of libibverbs' IBV_SEND_*).
+ */
+#define SROCE_SEND_FENCE	(1 << 0)
+#define SROCE_SEND_SIGNALED	(1 << 1)
+#define SROCE_SEND_SOLICITED	(1 << 2)
+#define SROCE_SEND_INLINE	(1 << 3)
+
 /* Receive WQE: a 16-byte header, then num_sge struct sroce_sge. */
 struct sroce_recv_wqe {
 	__aligned_u64 wr_id;
@@ -155,6 +164,16 @@ struct sroce_cqe {
 };
 
 #define SROCE_CQE_SIZE		64
+
+/*
+ * wc_flags bits of struct sroce_cqe in a user CQ ring: libibverbs'
+ * IBV_WC_* values, so the provider passes them through.  WITH_INV differs
+ * from the kernel's IB_WC_WITH_INVALIDATE; CQEs of kernel CQs carry enum
+ * ib_wc_flags values instead (the producer writes the right ones).
+ */
+#define SROCE_WC_GRH		(1 << 0)
+#define SROCE_WC_WITH_IMM	(1 << 1)
+#define SROCE_WC_WITH_INV	(1 << 3)
 
 /* Driver data of the uverbs commands (cmd: user to kernel; resp: back). */
 
