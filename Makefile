@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# Top-level build glue. The kernel module is built by Kbuild against the
+# pinned Debian headers; userspace/ and selftests/ have their own Makefiles.
+# Parts that do not exist yet are skipped, and built as soon as they appear.
+
+include scripts/versions.env
+
+KHDR ?= /usr/src/linux-headers-$(KVER)
+BUILD := $(CURDIR)/build
+STAGE := $(BUILD)/stage
+CHECKPATCH := $(CURDIR)/.cache/linux-src/scripts/checkpatch.pl
+SHELL := /bin/bash
+# Variables given on our command line (T=, KHDR=...) are ours; do not let
+# them leak into the other Makefiles this one runs.
+MAKEOVERRIDES :=
+
+HAVE_KERNEL := $(wildcard kernel/Kbuild kernel/Makefile)
+HAVE_USER := $(wildcard userspace/Makefile)
+HAVE_UNIT := $(wildcard selftests/unit/Makefile)
+# Generated *.mod.c files are Kbuild's, not ours to lint.
+KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h))
+HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
+
+.PHONY: all deps module userspace selftests install stage check check-unit \
+	checkpatch sparse clean demo bench
+
+all: module userspace selftests
+
+deps:
+	scripts/deps.sh
+
+# W=1 warnings are treated as errors here: the log is kept and any
+# "warning:" in it fails the target.
+module:
+ifneq ($(HAVE_KERNEL),)
+	@mkdir -p $(BUILD)
+	set -o pipefail; $(MAKE) -C $(KHDR) M=$(CURDIR) W=1 modules 2>&1 | tee $(BUILD)/module.log
+	@! grep -E 'warning:|error:' $(BUILD)/module.log || \
+		{ echo "module: compiler warnings (see above); the module must be W=1 clean" >&2; exit 1; }
+else
+	@echo "module: kernel/Kbuild not present, nothing to build"
+endif
+
+userspace:
+ifneq ($(HAVE_USER),)
+	$(MAKE) -C userspace
+else
+	@echo "userspace: userspace/Makefile not present, nothing to build"
+endif
+
+selftests:
+	$(MAKE) -C selftests
+
+install: module userspace
+ifneq ($(HAVE_KERNEL),)
+	install -D -m 644 kernel/sroce.ko $(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
+endif
+ifneq ($(HAVE_USER),)
+	$(MAKE) -C userspace install DESTDIR=$(abspath $(DESTDIR))
+endif
+
+# The tree the test VMs lay over their root filesystem.
+stage: module userspace
+	rm -rf $(STAGE)
+	mkdir -p $(STAGE)
+	$(MAKE) install DESTDIR=$(STAGE)
+
+check-unit:
+ifneq ($(HAVE_UNIT),)
+	$(MAKE) -C selftests/unit check
+else
+	@echo "check-unit: selftests/unit/Makefile not present"
+endif
+
+# T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
+check: deps
+	$(MAKE) all
+	$(MAKE) stage
+	scripts/run-tests.sh $(if $(T),-t '$(T)')
+
+checkpatch: deps
+	@test -n "$(KSRC)" || { echo "checkpatch: no kernel sources yet"; exit 0; }; \
+	perl $(CHECKPATCH) --no-tree --terse --show-types -f $(KSRC) $(HSRC)
+
+sparse: deps
+ifneq ($(HAVE_KERNEL),)
+	@mkdir -p $(BUILD)
+	set -o pipefail; $(MAKE) -C $(KHDR) M=$(CURDIR) C=2 modules 2>&1 | tee $(BUILD)/sparse.log
+	@! grep -E 'warning:|error:' $(BUILD)/sparse.log || \
+		{ echo "sparse: reports above" >&2; exit 1; }
+else
+	@echo "sparse: kernel/Kbuild not present, nothing to check"
+endif
+
+demo: all stage
+	@test -x scripts/demo.sh || { echo "demo: scripts/demo.sh does not exist yet" >&2; exit 1; }
+	scripts/demo.sh
+
+bench: all stage
+	@test -x scripts/bench.sh || { echo "bench: scripts/bench.sh does not exist yet" >&2; exit 1; }
+	scripts/bench.sh
+
+clean:
+ifneq ($(HAVE_KERNEL),)
+	$(MAKE) -C $(KHDR) M=$(CURDIR) clean
+endif
+ifneq ($(HAVE_USER),)
+	$(MAKE) -C userspace clean
+endif
+	$(MAKE) -C selftests clean
+	rm -rf $(BUILD)

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# Brings a fresh Debian 12 machine to the point where `make check` can run:
+# host packages, the pinned guest kernel image (unpacked into .cache, never
+# installed on the host) and the few kernel-tree files the build uses.
+# Idempotent and fast when everything is already in place, because `make
+# check` calls it every time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=versions.env
+. "$ROOT/scripts/versions.env"
+CACHE=${SROCE_CACHE:-$ROOT/.cache}
+
+die() { echo "deps.sh: error: $*" >&2; exit 1; }
+log() { echo "deps.sh: $*" >&2; }
+
+PKGS=(
+	"linux-headers-$KVER" linux-source-6.1
+	gcc make clang sparse perl pkg-config
+	qemu-system-x86 busybox-static kmod cpio xz-utils rsync
+	iproute2 iputils-ping procps ethtool tcpdump iperf3
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	python3 python3-pyverbs libibverbs-dev librdmacm-dev
+	gnuplot-nox
+)
+
+# One dpkg-query for all: this runs on every `make check`.
+declare -A have=()
+while read -r st name; do
+	[[ $st == ii ]] && have[${name%%:*}]=1
+done < <(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${PKGS[@]}" 2>/dev/null)
+missing=()
+for p in "${PKGS[@]}"; do
+	[[ -n ${have[$p]:-} ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	[[ $(id -u) == 0 ]] || die "need root to install: ${missing[*]}"
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || die "apt-get update failed"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
+		die "apt-get install failed for: ${missing[*]}"
+fi
+
+# The module is built against these headers and loaded into the image
+# below; both must be the same upload or vermagic/symbol CRCs may differ.
+hver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER")
+[[ $hver == "$KDEBVER" ]] ||
+	die "linux-headers-$KVER is version $hver, scripts/versions.env pins $KDEBVER"
+[[ -d /usr/src/linux-headers-$KVER ]] || die "/usr/src/linux-headers-$KVER missing"
+
+# --- guest kernel image -------------------------------------------------
+KDIR=$CACHE/kernel/$KVER
+if [[ ! -f $KDIR/.done ]]; then
+	rm -rf "$KDIR"
+	mkdir -p "$KDIR"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	deb=${SROCE_KERNEL_DEB:-}
+	if [[ -z $deb ]]; then
+		log "downloading linux-image-$KVER=$KDEBVER"
+		if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$KVER=$KDEBVER") >&2; then
+			apt-get update -qq || true
+			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$KVER=$KDEBVER") >&2 ||
+				die "cannot download linux-image-$KVER version $KDEBVER (set SROCE_KERNEL_DEB=/path/to.deb to use a local copy)"
+		fi
+		deb=$(echo "$tmp"/linux-image-*.deb)
+	fi
+	[[ -f $deb ]] || die "kernel package $deb not found"
+	dver=$(dpkg-deb -f "$deb" Version)
+	dpkg_name=$(dpkg-deb -f "$deb" Package)
+	[[ $dver == "$KDEBVER" && $dpkg_name == "linux-image-$KVER" ]] ||
+		die "$deb is $dpkg_name $dver, want linux-image-$KVER $KDEBVER"
+	log "unpacking $(basename "$deb") into $KDIR"
+	dpkg-deb -x "$deb" "$KDIR"
+	[[ -f $KDIR/boot/vmlinuz-$KVER ]] || die "no vmlinuz in $deb"
+	depmod -b "$KDIR" "$KVER"
+	echo "$KDEBVER" > "$KDIR/.done"
+fi
+
+# --- bits of the kernel source tree -------------------------------------
+SDIR=$CACHE/linux-src
+if [[ ! -f $SDIR/.done ]]; then
+	tarball=/usr/src/linux-source-6.1.tar.xz
+	[[ -f $tarball ]] || die "$tarball missing (package linux-source-6.1)"
+	log "extracting kselftest headers and checkpatch from $tarball"
+	rm -rf "$SDIR"
+	mkdir -p "$SDIR"
+	tar -xJf "$tarball" -C "$SDIR" --strip-components=1 \
+		linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	touch "$SDIR/.done"
+fi
+exit 0
