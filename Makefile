@@ -23,7 +23,7 @@ KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h)
 HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
-	checkpatch sparse clean demo bench
+	checkpatch sparse clean demo bench bench-quick bench-scale
 
 all: module userspace selftests
 
@@ -100,6 +100,13 @@ demo: all stage
 bench: all stage
 	@test -x scripts/bench.sh || { echo "bench: scripts/bench.sh does not exist yet" >&2; exit 1; }
 	scripts/bench.sh
+
+# One repetition of a reduced matrix: checks the benchmark harness itself.
+bench-quick: all stage
+	BENCH_QUICK=1 scripts/bench.sh
+
+bench-scale: all stage
+	BENCH_SCALE_ONLY=1 scripts/bench.sh
 
 clean:
 ifneq ($(HAVE_KERNEL),)

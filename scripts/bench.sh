@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# `make bench`: boots a VM pair (no slub_debug) per netdev MTU, runs
+# selftests/bench/pair.sh in it (TCP/ICMP, rdma_rxe, sroce in turn, plus
+# the QP scaling run) and writes bench/results.md and bench/bandwidth.png
+# via scripts/bench_report.py. Raw tool output stays in build/bench/<stamp>/.
+#
+# Usage: scripts/bench.sh [-o RUNDIR] [--report-only RUNDIR]
+# Environment:
+#   BENCH_QUICK=1     one repetition of a reduced matrix, MTU 1500 only
+#                     (tests the harness; figures are not meaningful)
+#   BENCH_DEVS        devices to measure, in order (default "tcp rxe sroce")
+#   BENCH_MTUS        netdev MTUs, one VM boot each (default "1500 9000")
+#   BENCH_STAGE       staged install with sroce (default build/stage)
+#   BENCH_SCALE_QPS   QP counts for the scaling run ("" to skip)
+#   BENCH_SCALE_ONLY=1  only the scaling run (rxe and sroce, MTU 1500)
+#   BENCH_REPS, BENCH_DUR  repetitions; seconds per bandwidth run including
+#                     the 1 s warm-up and cool-down margins (> 2)
+#   BENCH_TIMEOUT     wall-clock limit per VM boot in seconds
+#   BENCH_FULL_ALL=1  the whole matrix at every MTU, not just the first
+#   BENCH_QP_TIMEOUT  perftest -u (RC ack timeout exponent, default 17)
+#   BENCH_OUT         where results.md and the plot go (default bench)
+# Exit status: 0 if every boot completed (devices that could not be
+# measured are reported, not fatal), 1 otherwise, 2 setup error.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+RUN=$ROOT/build/bench/$STAMP
+REPORT_ONLY=0
+while (($#)); do
+	case $1 in
+	-o) RUN=$(realpath -m "$2"); shift 2 ;;
+	--report-only) RUN=$(realpath "$2") || exit 2; REPORT_ONLY=1; shift 2 ;;
+	*) sed -n '/^# Usage/,/^# 2 setup/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+OUT=$(realpath -m "${BENCH_OUT:-$ROOT/bench}")
+QUICK=${BENCH_QUICK:-0}
+[[ $QUICK == 1 ]] || QUICK=0
+
+report() {
+	/usr/bin/python3 "$ROOT/scripts/bench_report.py" "$RUN" "$OUT"
+}
+if ((REPORT_ONLY)); then
+	report
+	exit $?
+fi
+
+# Scaling run only (`make bench-scale`): no matrix, RDMA devices, one MTU.
+if [[ ${BENCH_SCALE_ONLY:-0} == 1 ]]; then
+	: "${BENCH_MTUS:=1500}" "${BENCH_DEVS:=rxe sroce}"
+	BENCH_REPS=0
+fi
+if ((QUICK)); then
+	: "${BENCH_MTUS:=1500}" "${BENCH_REPS:=1}" "${BENCH_DUR:=3}"
+	: "${BENCH_SCALE_QPS=1 16}" "${BENCH_TIMEOUT:=2400}"
+	BW_TESTS="write send read" BW_SIZES="65536" BW_QPS="1 4"
+	LAT_TESTS="write" LAT_SIZES="8" LAT_ITERS=50 PP_SIZES="64" PP_ITERS=20
+	TCP_SIZES="65536" TCP_P="1 4" PING_SIZES="56" PING_COUNT=20
+else
+	: "${BENCH_MTUS:=1500 9000}" "${BENCH_REPS:=3}" "${BENCH_DUR:=4}"
+	: "${BENCH_SCALE_QPS=1 16 256 1024}" "${BENCH_TIMEOUT:=7200}"
+	BW_TESTS="write send read" BW_SIZES="64 4096 65536 1048576" BW_QPS="1 4"
+	LAT_TESTS="write send read" LAT_SIZES="8 4096" LAT_ITERS=200
+	PP_SIZES="64 4096" PP_ITERS=100
+	TCP_SIZES="64 4096 65536 1048576" TCP_P="1 4" PING_SIZES="56 4096" PING_COUNT=50
+fi
+# The first MTU gets the whole matrix; the others only what the MTU can
+# change (messages of a frame or more, one QP/stream), which keeps a full
+# run near an hour on this host. BENCH_FULL_ALL=1 runs everything at each.
+FULL_ALL=${BENCH_FULL_ALL:-0}
+# RC ack timeout exponent for perftest (-u): 4.096 us * 2^17 = 0.54 s. The
+# default (14, 67 ms) is below the round trip of a loaded TCG guest pair
+# (p99 of 100+ ms seen), which turns a clean link into a retry storm.
+QP_TIMEOUT=${BENCH_QP_TIMEOUT:-17}
+MTU1=${BENCH_MTUS%% *}
+: "${BENCH_DEVS:=tcp rxe sroce}"
+STAGE=${BENCH_STAGE:-$ROOT/build/stage}
+[[ -d $STAGE ]] || STAGE=none
+
+((BENCH_DUR > 2)) || { echo "bench: BENCH_DUR must be > 2 (two 1 s margins)" >&2; exit 2; }
+mkdir -p "$RUN" "$OUT" || exit 2
+echo "bench: run folder $RUN"
+{
+	echo "quick=$QUICK"
+	echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "host_cpus=$(nproc)"
+	echo "host_kernel=$(uname -r)"
+	echo "git=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
+	echo "perftest=$(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+	echo "iperf3=$(dpkg-query -W -f='${Version}' iperf3 2>/dev/null)"
+	echo "devs=$BENCH_DEVS"
+	echo "mtus=$BENCH_MTUS"
+	echo "reps=$BENCH_REPS"
+	echo "dur=$BENCH_DUR"
+	echo "full_all=$FULL_ALL"
+	echo "qp_timeout=$QP_TIMEOUT"
+	echo "stage=$STAGE"
+} > "$RUN/host.info"
+
+rc=0
+for mtu in $BENCH_MTUS; do
+	dir=$RUN/m$mtu
+	mkdir -p "$dir"
+	bws=$BW_SIZES bwq=$BW_QPS lats=$LAT_SIZES pps=$PP_SIZES msgrate=1
+	tcps=$TCP_SIZES tcpp=$TCP_P pings=$PING_SIZES
+	if [[ $mtu != "$MTU1" && $FULL_ALL != 1 ]] && ((!QUICK)); then
+		bws="4096 65536 1048576" bwq=1 lats=4096 pps=4096 msgrate=
+		tcps="4096 65536 1048576" tcpp=1 pings=4096
+	fi
+	# Read by selftests/bench/lib.sh in both guests.
+	cat > "$dir/bench.conf" <<-CONF
+		BENCH_DEVS="$BENCH_DEVS"
+		BENCH_REPS=$BENCH_REPS
+		BENCH_DUR=$BENCH_DUR
+		BENCH_MARGIN=1
+		BENCH_BW_TESTS="$BW_TESTS"
+		BENCH_BW_SIZES="$bws"
+		BENCH_BW_QPS="$bwq"
+		BENCH_MSGRATE=$msgrate
+		BENCH_LAT_TESTS="$LAT_TESTS"
+		BENCH_LAT_SIZES="$lats"
+		BENCH_LAT_ITERS=$LAT_ITERS
+		BENCH_LAT_TIMEOUT=240
+		BENCH_PP_SIZES="$pps"
+		BENCH_PP_ITERS=$PP_ITERS
+		BENCH_TCP_SIZES="$tcps"
+		BENCH_TCP_P="$tcpp"
+		BENCH_PING_SIZES="$pings"
+		BENCH_PING_COUNT=$PING_COUNT
+		BENCH_SCALE_QPS="$BENCH_SCALE_QPS"
+		BENCH_SCALE_MTU="$MTU1"
+		BENCH_SCALE_SIZE=4096
+		BENCH_SCALE_DUR=$((BENCH_DUR + 8))
+		BENCH_SCALE_DEPTH=16
+		BENCH_MAX_FAILS=3
+		BENCH_QP_TIMEOUT=$QP_TIMEOUT
+	CONF
+	echo "bench: MTU $mtu: booting the VM pair (limit ${BENCH_TIMEOUT}s)"
+	t0=$(date +%s)
+	for try in 1 2; do
+		# Stale results from an earlier boot would be reported as new.
+		rm -rf "$dir/raw"
+		"$ROOT/scripts/vm.sh" -n 2 -m 2048 --mtu "$mtu" --no-slub-debug -q \
+			-t "$BENCH_TIMEOUT" --stage "$STAGE" -o "$dir" \
+			"$ROOT/selftests/bench/pair.sh" > "$dir/vm.out" 2>&1
+		st=$?
+		# A guest that died before the benchmark script started (an
+		# early-boot failure of an overloaded TCG host) earns one retry;
+		# a failure with results is reported as it is.
+		((st == 0)) || [[ -d $dir/raw ]] || ((try == 2)) || {
+			echo "bench:   boot failed before the benchmark started; retrying"
+			sed -e 's/^/bench:   (try 1) /' "$dir/verdict" 2>/dev/null | head -n 5
+			continue
+		}
+		break
+	done
+	echo "vm_rc=$st" > "$dir/boot.info"
+	echo "wall=$(($(date +%s) - t0))" >> "$dir/boot.info"
+	sed -e 's/^/bench:   /' "$dir/verdict" 2>/dev/null
+	((st == 0)) || rc=1
+done
+{
+	echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+} >> "$RUN/host.info"
+report || rc=1
+ln -sfn "$RUN" "$ROOT/build/bench/last"
+exit $rc

@@ -1,0 +1,686 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+"""Turn a scripts/bench.sh run folder into bench/results.md, a JSON summary
+and a gnuplot PNG of bandwidth against message size.
+
+Usage: bench_report.py RUNDIR OUTDIR
+
+RUNDIR holds host.info and one m<MTU>/ folder per VM boot, each with the
+guests' raw/ folder (see selftests/bench/lib.sh for its layout). Only the
+standard library is used; every figure is the median over repetitions.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+USER_HZ = 100  # /proc/stat ticks; fixed at 100 on x86 Linux
+MIB = 1 << 20
+DEVS = ("sroce", "rxe")
+RUN_RE = re.compile(r"^(?P<dev>[a-z]+)_m(?P<mtu>\d+)_(?P<test>[a-z]+)"
+                    r"_s(?P<size>\d+)(?:_[qp](?P<q>\d+))?_r(?P<rep>\d+)$")
+SCALE_RE = re.compile(r"^(?P<dev>[a-z]+)_m(?P<mtu>\d+)_scale_q(?P<q>\d+)$")
+
+
+def read(path, default=""):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def kv(path):
+    out = {}
+    for line in read(path).splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    k = min(len(xs) - 1, max(0, int(round(p / 100.0 * len(xs) + 0.5)) - 1))
+    return xs[k]
+
+
+def nums(line):
+    try:
+        return [float(t) for t in line.split()]
+    except ValueError:
+        return None
+
+
+# ---- tool output parsers ---------------------------------------------------
+
+def parse_perftest_bw(text):
+    """Result row under the '#bytes #iterations BW peak ...' header."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "#bytes" in line and "BW average" in line:
+            for row in lines[i + 1:]:
+                v = nums(row)
+                if v and len(v) >= 5:
+                    # perftest's MB/sec is 2^20 bytes per second.
+                    return {"bytes": v[0], "iters": v[1], "bw_mib": v[3],
+                            "kpps": v[4] * 1000.0}
+    return None
+
+
+LAT_COLS = ("#bytes", "#iterations", "t_min", "t_max", "t_typical", "t_avg",
+            "t_stdev", "99% percentile", "99.9% percentile")
+
+
+def parse_perftest_lat(text):
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "#bytes" in line and "t_typical" in line:
+            cols = re.findall("|".join(re.escape(c) for c in LAT_COLS), line)
+            for row in lines[i + 1:]:
+                v = nums(row)
+                if v and len(v) >= len(cols):
+                    d = dict(zip(cols, v))
+                    return {"typ": d.get("t_typical"), "p99": d.get("99% percentile"),
+                            "avg": d.get("t_avg")}
+    return None
+
+
+def parse_pingpong(text):
+    m = re.search(r"(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter", text)
+    return {"usec": float(m.group(3))} if m else None
+
+
+def parse_iperf(text):
+    try:
+        j = json.loads(text[text.index("{"):])
+    except (ValueError, json.JSONDecodeError):
+        return None
+    end = j.get("end", {})
+    rcv = end.get("sum_received") or {}
+    snd = end.get("sum_sent") or {}
+    if "bits_per_second" not in rcv:
+        return None
+    return {"bw_mib": rcv["bits_per_second"] / 8.0 / MIB,
+            "retrans": snd.get("retransmits")}
+
+
+def parse_ping(text):
+    t = [float(x) for x in re.findall(r"time=([\d.]+) ms", text)]
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", text)
+    if not t:
+        return None
+    return {"med_us": statistics.median(t) * 1000, "p99_us": pct(t, 99) * 1000,
+            "sent": int(m.group(1)) if m else None,
+            "rcvd": int(m.group(2)) if m else None}
+
+
+# ---- per-run CPU and wire accounting ------------------------------------
+
+def cpu_cost(meta):
+    """CPU seconds (total busy and kernel part) and wire bytes for one side."""
+    try:
+        pre = [int(x) for x in meta["pre_cpu"].split()]
+        post = [int(x) for x in meta["post_cpu"].split()]
+        npre = [int(x) for x in meta["pre_net"].split()]
+        npost = [int(x) for x in meta["post_net"].split()]
+    except (KeyError, ValueError):
+        return None
+    d = [b - a for a, b in zip(pre, post)]
+    # user nice system idle iowait irq softirq steal
+    busy = d[0] + d[1] + d[2] + d[5] + d[6] + d[7]
+    kern = d[2] + d[5] + d[6]
+    wire = max(npost[0] - npre[0], npost[1] - npre[1])
+    return {"busy_s": busy / USER_HZ, "kern_s": kern / USER_HZ, "wire": wire}
+
+
+def per_gb(c):
+    if not c or c["wire"] < 1e6:
+        return None
+    gb = c["wire"] / 1e9
+    return (c["busy_s"] / gb, c["kern_s"] / gb)
+
+
+# ---- collection ----------------------------------------------------------
+
+def collect(run):
+    data = {"runs": {}, "na": {}, "aborted": {}, "counters": {}, "scale": {},
+            "boots": {}, "failed": []}
+    for name in sorted(os.listdir(run)):
+        bdir = os.path.join(run, name)
+        if not (name.startswith("m") and os.path.isdir(bdir)):
+            continue
+        mtu = int(name[1:])
+        raw = os.path.join(bdir, "raw")
+        boot = kv(os.path.join(bdir, "boot.info"))
+        boot["verdict"] = read(os.path.join(bdir, "verdict")).strip()
+        cmdlines = re.findall(r"Command line: (.*)", read(os.path.join(bdir, "vm1.dmesg")) +
+                              read(os.path.join(bdir, "vm1.console")))
+        boot["cmdline"] = cmdlines[0] if cmdlines else ""
+        data["boots"][mtu] = boot
+        if not os.path.isdir(raw):
+            continue
+        files = os.listdir(raw)
+        for f in files:
+            if f.endswith(".na") or f.endswith(".aborted"):
+                kind, what = f.rsplit(".", 1)
+                data[what][(kind, mtu)] = read(os.path.join(raw, f)).strip()
+        for dev in DEVS:
+            for vm in (1, 2):
+                pre = os.path.join(raw, f"{dev}.vm{vm}.counters.pre")
+                post = os.path.join(raw, f"{dev}.vm{vm}.counters.post")
+                if os.path.exists(pre) and os.path.exists(post):
+                    a = dict(l.rsplit(" ", 1) for l in read(pre).splitlines() if " " in l)
+                    b = dict(l.rsplit(" ", 1) for l in read(post).splitlines() if " " in l)
+                    delta = {}
+                    for k in sorted(b):
+                        try:
+                            delta[k] = int(b[k]) - int(a.get(k, 0))
+                        except ValueError:
+                            pass
+                    data["counters"][(dev, mtu, vm)] = delta
+        ids = sorted({f.split(".vm")[0] for f in files if ".vm" in f and f.endswith(".meta")})
+        for rid in ids:
+            sm = SCALE_RE.match(rid)
+            m = RUN_RE.match(rid)
+            if not (m or sm):
+                continue
+            sides = {}
+            for vm in (1, 2):
+                meta = kv(os.path.join(raw, f"{rid}.vm{vm}.meta"))
+                if meta:
+                    sides[vm] = {"meta": meta,
+                                 "out": read(os.path.join(raw, f"{rid}.vm{vm}.out"))}
+            ok = all(s["meta"].get("rc") == "0" for s in sides.values()) and sides
+            if sm:
+                q = int(sm.group("q"))
+                rec = {"ok": bool(ok), "bw": None, "mem": {}}
+                if 2 in sides:
+                    rec["bw"] = parse_perftest_bw(sides[2]["out"])
+                for vm in (1, 2):
+                    rec["mem"][vm] = scale_mem(raw, rid, vm, q)
+                if not ok:
+                    rec["why"] = last_words(sides)
+                data["scale"][(sm.group("dev"), int(sm.group("mtu")), q)] = rec
+                continue
+            test = m.group("test")
+            key = (m.group("dev"), int(m.group("mtu")), test, int(m.group("size")),
+                   int(m.group("q") or 1))
+            res = None
+            client = sides.get(2, {}).get("out", "")
+            if ok:
+                if test.endswith("bw") or test == "msgrate":
+                    res = parse_perftest_bw(client)
+                elif test.endswith("lat"):
+                    res = parse_perftest_lat(client)
+                elif test == "pingpong":
+                    res = parse_pingpong(client)
+                elif test == "iperf":
+                    res = parse_iperf(client)
+                elif test == "ping":
+                    res = parse_ping(client)
+            if res is None:
+                data["failed"].append((rid, last_words(sides)))
+                continue
+            res["cpu"] = {vm: per_gb(cpu_cost(s["meta"])) for vm, s in sides.items()}
+            data["runs"].setdefault(key, []).append(res)
+    return data
+
+
+ERR_RE = re.compile(r"fail|error|couldn|unable|check|timed? ?out|refused|stuck|not |"
+                    r"invalid|denied|abort", re.I)
+
+
+def last_words(sides):
+    """The line of each side's output most likely to say what went wrong."""
+    out = []
+    for vm, s in sorted(sides.items()):
+        lines = [l.strip() for l in s["out"].splitlines()
+                 if l.strip() and re.search(r"[A-Za-z]", l)]
+        errs = [l for l in lines if ERR_RE.search(l)]
+        tail = errs[0] if errs else lines[-1] if lines else "(no output)"
+        rc = s["meta"].get("rc", "?")
+        why = {"124": "timed out, killed; ", "125": "stuck in the kernel, abandoned; ",
+               "126": ""}.get(rc, "")
+        tail = why + tail
+        out.append(f"vm{vm} rc={s['meta'].get('rc', '?')}: {tail[:160]}")
+    return "; ".join(out)
+
+
+def meminfo(path):
+    d = {}
+    for line in read(path).splitlines():
+        m = re.match(r"^(\w+):\s+(\d+) kB", line)
+        if m:
+            d[m.group(1)] = int(m.group(2))
+    return d
+
+
+def scale_mem(raw, rid, vm, q):
+    base = os.path.join(raw, f"{rid}.vm{vm}.mem")
+    pre, during = meminfo(base + ".pre"), meminfo(base + ".during")
+    if not pre or not during:
+        return None
+    up = re.search(r"^Uptime: ([\d.]+)", read(base + ".during"), re.M)
+    end = kv(os.path.join(raw, f"{rid}.vm{vm}.meta")).get("post_up")
+    if up and end and float(up.group(1)) > float(end):
+        return None  # sampled after the tool had freed its QPs
+    keys = ("SUnreclaim", "SReclaimable", "VmallocUsed", "PageTables", "KernelStack")
+    kern = sum(during.get(k, 0) - pre.get(k, 0) for k in keys)
+    slab = during.get("Slab", 0) - pre.get("Slab", 0)
+    return {"kern_kib_per_qp": kern / q, "slab_kib_per_qp": slab / q,
+            "vmalloc_kib_per_qp": (during.get("VmallocUsed", 0) - pre.get("VmallocUsed", 0)) / q}
+
+
+# ---- formatting ----------------------------------------------------------
+
+def fmt(x, nd=1):
+    if x is None:
+        return "-"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    if abs(x) >= 10:
+        return f"{x:.1f}"
+    return f"{x:.{max(nd, 2)}f}"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "-"
+
+
+def size_name(n):
+    if n >= MIB and n % MIB == 0:
+        return f"{n // MIB} MiB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KiB"
+    return f"{n} B"
+
+
+class Report:
+    def __init__(self, run, data):
+        self.run, self.d = run, data
+        self.info = kv(os.path.join(run, "host.info"))
+        self.mtus = sorted(data["boots"])
+        self.lines = []
+
+    def w(self, s=""):
+        self.lines.append(s)
+
+    def table(self, head, rows):
+        self.w("| " + " | ".join(head) + " |")
+        self.w("|" + "|".join("---" for _ in head) + "|")
+        for r in rows:
+            self.w("| " + " | ".join(str(c) for c in r) + " |")
+        self.w()
+
+    def status(self, dev, mtu):
+        """None if measured, else the reason it was not."""
+        if (dev, mtu) in self.d["na"]:
+            return "not available (" + self.d["na"][(dev, mtu)].replace("\n", "; ") + ")"
+        if any(k[0] == dev and k[1] == mtu for k in self.d["runs"]) or \
+                any(k[0] == dev and k[1] == mtu and v.get("ok") for k, v in self.d["scale"].items()):
+            return None
+        if (dev, mtu) in self.d["aborted"]:
+            return "failed: every run failed (see Failed runs)"
+        boot = self.d["boots"].get(mtu, {})
+        if dev not in self.info.get("devs", "").split():
+            return "not measured (not in BENCH_DEVS)"
+        return ("not available (no result; boot verdict: " +
+                boot.get("verdict", "none").replace("\n", "; ")[-300:] + ")")
+
+    def vals(self, dev, mtu, test, size, q, field):
+        runs = self.d["runs"].get((dev, mtu, test, size, q), [])
+        return med([r.get(field) for r in runs]), len(runs)
+
+    def cell(self, dev, mtu, test, size, q, field):
+        v, n = self.vals(dev, mtu, test, size, q, field)
+        if v is None:
+            st = self.status(dev, mtu)
+            return "n/a" if st else "fail", None
+        return fmt(v) + ("" if n >= 3 else f" (n={n})"), v
+
+    def header(self):
+        i = self.info
+        quick = i.get("quick") == "1"
+        self.w("<!-- SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause -->")
+        self.w("<!-- Generated by scripts/bench_report.py; do not edit. -->")
+        self.w("# sroce benchmark results")
+        self.w()
+        if quick:
+            self.w("**BENCH_QUICK=1 run: one repetition of a reduced matrix. It checks the "
+                   "harness; its figures are not measurements.**")
+            self.w()
+        self.w(f"- run: {i.get('started', '?')} to {i.get('finished', '?')}, git `{i.get('git', '?')}`, "
+               f"raw data `{self.run}`")
+        self.w(f"- host: {i.get('host_cpus', '?')} CPUs, kernel {i.get('host_kernel', '?')}, "
+               f"{i.get('qemu', '?')} (TCG, no KVM); load average (1/5/15 min) "
+               f"at start **{i.get('load_start', '?')}**, at end **{i.get('load_end', '?')}** "
+               f"(a load well above 0 means the host was not idle and the figures are low and noisy)")
+        self.w(f"- sroce from the staged install `{i.get('stage', '?')}`")
+        self.w(f"- guests: 2 VMs, 1 vCPU and 2048 MB each, Debian kernel, joined by one "
+               f"virtio-net link (QEMU socket netdev over host TCP); perftest {i.get('perftest', '?')}, "
+               f"iperf3 {i.get('iperf3', '?')}")
+        for mtu in self.mtus:
+            b = self.d["boots"][mtu]
+            cl = b.get("cmdline", "")
+            slub = ("**off** (guest command line has no slub_debug)" if cl and "slub_debug" not in cl
+                    else "ON" if "slub_debug" in cl else "unknown (no guest command line found)")
+            self.w(f"- MTU {mtu} boot: slub_debug {slub}; {b.get('wall', '?')} s wall; "
+                   f"harness verdict: {b.get('verdict', '').splitlines()[-1] if b.get('verdict') else '?'}")
+        dur = i.get("dur", "?")
+        meas = int(dur) - 2 if dur.isdigit() else "?"
+        self.w(f"- repetitions: {i.get('reps', '?')} per figure (median shown; `n=` when fewer "
+               f"succeeded); each bandwidth run lasts {dur} s of which the middle {meas} s are "
+               f"measured (perftest -D {dur} -f 1, iperf3 -O 1 -t {meas})")
+        if len(self.mtus) > 1 and i.get("full_all") != "1" and not quick:
+            self.w(f"- MTU {(i.get('mtus') or '?').split()[0]} ran the whole matrix; the other MTUs ran the MTU-sensitive subset "
+                   f"(4 KiB to 1 MiB, 1 QP/stream; 4 KiB latency) to keep the run near an hour "
+                   f"(BENCH_FULL_ALL=1 for everything)")
+        self.w(f"- perftest RC ack timeout -u {i.get('qp_timeout', '14 (default)')} for both "
+               f"devices (ibv_rc_pingpong keeps its built-in 14)")
+        self.w("- bandwidth in MiB/s (2^20 bytes/s) of payload; ratios > 1 mean sroce is faster "
+               "(bandwidth) or slower (latency)")
+        self.w()
+        self.w("## Devices")
+        self.w()
+        rows = []
+        for mtu in self.mtus:
+            for dev in ("sroce", "rxe", "tcp"):
+                st = self.status(dev if dev != "tcp" else "tcp", mtu)
+                if dev == "tcp":
+                    have = any(k[0] == "tcp" and k[1] == mtu for k in self.d["runs"])
+                    st = None if have else st
+                ab = self.d["aborted"].get((dev, mtu))
+                rows.append((mtu, {"sroce": "sroce0", "rxe": "rxe0 (rdma_rxe)",
+                                   "tcp": "TCP/ICMP (eth0)"}[dev],
+                             (st or "measured") + (f"; section cut short: {ab}" if ab else "")))
+        self.table(("MTU", "device", "status"), rows)
+
+    def bandwidth(self):
+        self.w("## Bandwidth (MiB/s)")
+        self.w()
+        self.w("TCP column: iperf3 with the same write size (-l) and 1 stream for 1 QP, "
+               "-P 4 for 4 QPs.")
+        self.w()
+        for mtu in self.mtus:
+            keys = sorted({(k[2], k[3], k[4]) for k in self.d["runs"]
+                           if k[1] == mtu and k[2].endswith("bw")} |
+                          {(t, s, q) for t in ("writebw",) for (_, m, tt, s, q) in self.d["runs"]
+                           if m == mtu and tt == "iperf"})
+            if not keys:
+                continue
+            self.w(f"### MTU {mtu}")
+            self.w()
+            rows = []
+            for test, size, q in keys:
+                c = {d: self.cell(d, mtu, test, size, q, "bw_mib") for d in DEVS}
+                tcp = self.cell("tcp", mtu, "iperf", size, q, "bw_mib")
+                rows.append((test.replace("bw", "_bw"), size_name(size), q,
+                             c["sroce"][0], c["rxe"][0], tcp[0],
+                             ratio(c["sroce"][1], c["rxe"][1]), ratio(c["sroce"][1], tcp[1])))
+            self.table(("test", "size", "QPs", "sroce", "rxe", "TCP", "sroce/rxe", "sroce/TCP"),
+                       rows)
+        rows = []
+        for mtu in self.mtus:
+            c = {d: self.cell(d, mtu, "msgrate", 8, 4, "kpps") for d in DEVS}
+            if any(v[1] is not None for v in c.values()):
+                rows.append((mtu, c["sroce"][0], c["rxe"][0], ratio(c["sroce"][1], c["rxe"][1])))
+        if rows:
+            self.w("### Message rate: ib_write_bw 8 B, 4 QPs (thousand messages/s)")
+            self.w()
+            self.table(("MTU", "sroce", "rxe", "sroce/rxe"), rows)
+
+    def latency(self):
+        self.w("## Latency (usec)")
+        self.w()
+        self.w("perftest t_typical (median) and 99th percentile; ICMP ping RTT (median, p99) "
+               "is the floor; ibv_rc_pingpong usec/iter is the round trip. Ratios are "
+               "sroce/rxe of the median (< 1: sroce faster).")
+        self.w()
+        for mtu in self.mtus:
+            rows = []
+            keys = sorted({(k[2], k[3]) for k in self.d["runs"] if k[1] == mtu and
+                           (k[2].endswith("lat") or k[2] == "pingpong")})
+            for test, size in keys:
+                field = "usec" if test == "pingpong" else "typ"
+                s = self.cell("sroce", mtu, test, size, 1, field)
+                r = self.cell("rxe", mtu, test, size, 1, field)
+                sp = self.cell("sroce", mtu, test, size, 1, "p99")[0] if field == "typ" else ""
+                rp = self.cell("rxe", mtu, test, size, 1, "p99")[0] if field == "typ" else ""
+                rows.append((test.replace("lat", "_lat").replace("pingpong", "rc_pingpong"),
+                             size_name(size), s[0], sp, r[0], rp, ratio(s[1], r[1])))
+            for (dev, m, test, size, q) in sorted(self.d["runs"]):
+                if m == mtu and test == "ping":
+                    a = self.cell("icmp", mtu, "ping", size, q, "med_us")[0]
+                    b = self.cell("icmp", mtu, "ping", size, q, "p99_us")[0]
+                    rows.append(("ICMP ping RTT", f"{size} B payload", "", "", "", "",
+                                 f"floor: {a} (p99 {b})"))
+            if rows:
+                self.w(f"### MTU {mtu}")
+                self.w()
+                self.table(("test", "size", "sroce", "sroce p99", "rxe", "rxe p99", "sroce/rxe"),
+                           rows)
+
+    def cpu(self):
+        self.w("## CPU cost (guest CPU seconds per GB on the wire)")
+        self.w()
+        self.w("From /proc/stat deltas around each tool run in both guests, divided by the eth0 "
+               "bytes moved in the same window (the larger of tx/rx, headers included). "
+               "`kernel` is system+irq+softirq time, `total` adds user time: perftest busy-polls "
+               "its CQ, so `total` on the polling side is mostly that spin. Server = vm1, "
+               "client = vm2. Medians over repetitions; connection setup is included.")
+        self.w()
+        for mtu in self.mtus:
+            rows = []
+            keys = sorted({(k[2], k[3], k[4]) for k in self.d["runs"] if k[1] == mtu and
+                           (k[2].endswith("bw") or k[2] == "iperf")})
+            for test, size, q in keys:
+                row = [("TCP iperf3" if test == "iperf" else test.replace("bw", "_bw")),
+                       size_name(size), q]
+                devs = ("tcp",) if test == "iperf" else DEVS
+                any_v = False
+                for dev in ("sroce", "rxe", "tcp"):
+                    if dev not in devs:
+                        row.append("")
+                        continue
+                    runs = self.d["runs"].get((dev, mtu, test, size, q), [])
+                    parts = []
+                    for vm in (1, 2):
+                        k = med([r["cpu"].get(vm)[1] for r in runs if r["cpu"].get(vm)])
+                        t = med([r["cpu"].get(vm)[0] for r in runs if r["cpu"].get(vm)])
+                        any_v |= k is not None
+                        parts.append(f"{fmt(k)}/{fmt(t)}")
+                    row.append(" ; ".join(parts))
+                if any_v:
+                    rows.append(row)
+            if rows:
+                self.w(f"### MTU {mtu} (kernel/total: server ; client)")
+                self.w()
+                self.table(("test", "size", "QPs/streams", "sroce", "rxe", "TCP"), rows)
+
+    def counters(self):
+        self.w("## Retransmissions and error counters on the clean link")
+        self.w()
+        self.w("Deltas of /sys/class/infiniband/<dev>/ports/1/{hw_counters,counters} over the "
+               "whole device section (all runs); only counters that moved are listed, data "
+               "counters excluded. TCP: iperf3's sender retransmits.")
+        self.w()
+        rows = []
+        interesting = re.compile(r"retr|rnr|dup|seq|timeout|err|drop|nak|out_of|"
+                                 r"discard|rcv_errors|resend|lost", re.I)
+        for (dev, mtu, vm), delta in sorted(self.d["counters"].items()):
+            moved = [f"{k.split('/')[-1]}={v}" for k, v in delta.items()
+                     if v and interesting.search(k.split("/")[-1])]
+            rows.append((mtu, dev, f"vm{vm}", ", ".join(moved) if moved else "none moved"))
+        for mtu in self.mtus:
+            tr = [r.get("retrans") for (dev, m, t, s, q), rs in self.d["runs"].items()
+                  if dev == "tcp" and m == mtu for r in rs if r.get("retrans") is not None]
+            if tr:
+                rows.append((mtu, "tcp", "vm2", f"retransmits total {sum(tr)} over {len(tr)} runs"))
+        if rows:
+            self.table(("MTU", "device", "VM", "counters that moved"), rows)
+        else:
+            self.w("No counter data.")
+            self.w()
+
+    def scale(self):
+        if not self.d["scale"]:
+            return
+        self.w("## QP scaling: one ib_write_bw with N RC QPs")
+        self.w()
+        self.w("4 KiB writes, send queue depth 16 (one CQ serves all QPs and rxe caps a CQ at "
+               "32767 entries; small messages keep the data in flight at 1024 QPs within what "
+               "the emulated link moves in the measured window), run 8 s longer than the "
+               "matrix runs. Kernel memory per QP = change in SUnreclaim+SReclaimable+"
+               "VmallocUsed+PageTables+KernelStack between the idle device and the moment the "
+               "tool has listed all N peer QPs (every QP created), divided by N; it includes the "
+               "tool's page tables and pinned-MR bookkeeping. `-` = no sample while the tool "
+               "was still running.")
+        self.w()
+        rows = []
+        for (dev, mtu, q), rec in sorted(self.d["scale"].items()):
+            bw = rec["bw"]["bw_mib"] if rec.get("bw") else None
+            mem = []
+            for vm in (1, 2):
+                m = rec["mem"].get(vm)
+                mem.append(f"{m['kern_kib_per_qp']:.1f} (slab {m['slab_kib_per_qp']:.1f}, "
+                           f"vmalloc {m['vmalloc_kib_per_qp']:.1f})" if m else "-")
+            rows.append((dev, mtu, q, fmt(bw) if bw is not None else
+                         "fail: " + rec.get("why", "?")[:200], mem[0], mem[1]))
+        self.table(("device", "MTU", "QPs", "aggregate MiB/s", "server KiB/QP", "client KiB/QP"),
+                   rows)
+
+    def failures(self):
+        if not self.d["failed"]:
+            return
+        self.w("## Failed runs")
+        self.w()
+        for rid, why in self.d["failed"][:60]:
+            self.w(f"- `{rid}`: {why}")
+        if len(self.d["failed"]) > 60:
+            self.w(f"- ... and {len(self.d['failed']) - 60} more (see raw data)")
+        self.w()
+
+
+def plot(data, mtus, outdir, reps):
+    """Bandwidth vs message size: ib_write_bw 1 QP per device, iperf3 1 stream."""
+    dat = os.path.join(outdir, "bandwidth.dat")
+    series = []
+    with open(dat, "w") as f:
+        f.write("# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause\n"
+                "# size_bytes MiB/s (median); one block per series\n")
+        for mtu in mtus:
+            for dev, test, label in (("sroce", "writebw", "sroce ib_write_bw"),
+                                     ("rxe", "writebw", "rxe ib_write_bw"),
+                                     ("tcp", "iperf", "TCP iperf3")):
+                pts = sorted((k[3], med([r.get("bw_mib") for r in rs]))
+                             for k, rs in data["runs"].items()
+                             if k[0] == dev and k[1] == mtu and k[2] == test and k[4] == 1)
+                pts = [p for p in pts if p[1]]
+                if not pts:
+                    continue
+                f.write(f"# {dev} MTU {mtu}\n")
+                for s, v in pts:
+                    f.write(f"{s} {v:.4f}\n")
+                f.write("\n\n")
+                series.append(f"{label}, MTU {mtu}")
+    if not series:
+        return None
+    png = os.path.join(outdir, "bandwidth.png")
+    plots = ", ".join(f"'{dat}' index {i} using 1:2 with linespoints lw 2 title '{t}'"
+                      for i, t in enumerate(series))
+    script = f"""set terminal pngcairo size 900,560 noenhanced
+set output '{png}'
+set termoption noenhanced
+set title 'Bandwidth vs message size, 1 QP / 1 stream (median of {reps})'
+set logscale x 2
+set logscale y 10
+set xrange [32:2097152]
+set xtics ('64 B' 64, '512 B' 512, '4 KiB' 4096, '64 KiB' 65536, '1 MiB' 1048576)
+set xlabel 'message size (bytes)'
+set ylabel 'MiB/s'
+set grid
+set key left top
+plot {plots}
+"""
+    try:
+        r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True,
+                           timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"gnuplot failed: {e}"
+    if r.returncode != 0:
+        # pngcairo is absent in some builds; the plain png terminal is enough.
+        script = script.replace("pngcairo size 900,560 noenhanced", "png size 900,560")
+        r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True,
+                           timeout=60, check=False)
+        if r.returncode != 0:
+            return "gnuplot failed: " + r.stderr.strip()[-300:]
+    return png
+
+
+def drop_empty_sections(lines):
+    """Leave out '## ' sections that ended up without a table or figure."""
+    out, sec = [], []
+    for line in lines + ["## "]:
+        if line.startswith("## "):
+            if sec and (not sec[0].startswith("## ") or
+                        any(l.startswith("|") or l.startswith("!") or l.startswith("- ")
+                            for l in sec[1:])):
+                out += sec
+            sec = []
+        sec.append(line)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    run, outdir = sys.argv[1], sys.argv[2]
+    if not os.path.isfile(os.path.join(run, "host.info")):
+        print(f"bench_report: {run} is not a bench run folder", file=sys.stderr)
+        return 2
+    os.makedirs(outdir, exist_ok=True)
+    data = collect(run)
+    rep = Report(run, data)
+    rep.header()
+    rep.bandwidth()
+    rep.latency()
+    rep.cpu()
+    rep.counters()
+    rep.scale()
+    rep.failures()
+    png = plot(data, rep.mtus, outdir, rep.info.get("reps", "?"))
+    if png and png.endswith(".png"):
+        rep.w("## Plot")
+        rep.w()
+        rep.w("![bandwidth vs message size](bandwidth.png)")
+        rep.w()
+    elif png:
+        rep.w(f"Plot: {png}")
+    md = os.path.join(outdir, "results.md")
+    with open(md, "w") as f:
+        f.write(drop_empty_sections(rep.lines))
+    summary = {"info": rep.info,
+               "runs": [{"dev": k[0], "mtu": k[1], "test": k[2], "size": k[3], "qps": k[4],
+                         "results": v} for k, v in sorted(data["runs"].items())],
+               "not_available": {f"{k[0]}@{k[1]}": v for k, v in data["na"].items()},
+               "failed": data["failed"]}
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(summary, f, indent=1, default=str)
+    print(f"bench_report: wrote {md}" + (f" and {png}" if png and png.endswith('.png') else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
