@@ -124,11 +124,22 @@ struct sroce_av {
 	union ib_gid dgid;
 };
 
+/*
+ * ib_core frees an AH's memory as soon as destroy_ah returns, which may be
+ * called where we cannot wait for the send path.  So the object the send
+ * path sees is a separate, refcounted snapshot (@snap), freed after an RCU
+ * grace period once the table and every sroce_ah_get() user let go.  In a
+ * snapshot only av, ah_num, pd (compare, never dereference) and ref are
+ * meaningful; its ibah is unused.
+ */
 struct sroce_ah {
 	struct ib_ah ibah;
 	struct sroce_av av;
 	u32 ah_num;
 	struct rcu_head rcu;
+	struct sroce_pd *pd;		/* snapshot: owner, for the UD PD check */
+	refcount_t ref;			/* snapshot: table + sroce_ah_get() users */
+	struct sroce_ah *snap;		/* ib_core's AH: its snapshot */
 };
 
 /* Key layout lives in sroce_keys.h: index << 8 | key byte. */
@@ -154,10 +165,19 @@ struct sroce_mr {
 	int access;			/* IB_ACCESS_* */
 	u32 page_shift;
 	u32 npages, max_pages;
-	struct page **pages;		/* USER and FAST_REG */
+	struct page **pages;		/* USER: one per PAGE_SIZE */
 	refcount_t ref;
 	struct rcu_head rcu;
+	u32 key;			/* the valid lkey == rkey */
+	u32 offset;			/* of iova in the first page/block */
+	u64 *fr_list;			/* FAST_REG: block addresses (kernel VA) */
+	spinlock_t lock;		/* key, state, pd, access, num_mw */
+	atomic_t num_mw;		/* windows bound to this MR */
+	bool dying;			/* deregistration has started */
 };
+
+/* dev->mrs entries for windows carry this xa_tag_pointer() tag. */
+#define SROCE_XA_TAG_MW		1
 
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -169,6 +189,8 @@ struct sroce_mw {
 	u32 rkey;
 	refcount_t ref;
 	struct rcu_head rcu;
+	spinlock_t lock;		/* binding state */
+	u32 qpn;			/* type 2: QPN it is bound to (qp unused) */
 };
 
 struct sroce_cq {
@@ -178,6 +200,7 @@ struct sroce_cq {
 	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP armed */
 	bool overflowed;
 	bool is_user;
+	struct ib_qp **kqp;		/* kernel CQs: wc->qp per slot */
 };
 
 struct sroce_srq {
@@ -192,6 +215,9 @@ struct sroce_srq {
 	refcount_t ref;
 };
 
+/* Opcode given to a send WQE that failed sroce_sq_fetch()'s checks. */
+#define SROCE_WQE_OPCODE_BAD	0xffU
+
 /* Kernel copy of one send WQE, taken out of the ring before any check. */
 struct sroce_swqe {
 	struct sroce_send_wqe wqe;
@@ -201,6 +227,12 @@ struct sroce_swqe {
 	struct sroce_av *av;		/* UD: resolved AH (holds a reference) */
 	struct sroce_ah *ah;
 	struct sroce_swqe_state st;	/* requester/completer progress */
+	u32 total_len;			/* sum of sge lengths / inline_len */
+	/*
+	 * IB_WC_SUCCESS, or why sroce_sq_fetch() found the WQE malformed; its
+	 * opcode is then SROCE_WQE_OPCODE_BAD so it cannot be executed.
+	 */
+	u8 fetch_status;
 	struct sroce_sge sge[SROCE_MAX_SGE];
 	u8 inline_data[SROCE_MAX_INLINE];
 };
@@ -223,6 +255,8 @@ struct sroce_qp {
 
 	struct sroce_queue sq;		/* ring of struct sroce_send_wqe */
 	struct sroce_swqe *swqe;	/* kernel copies, one per SQ slot */
+	struct ib_mr **sq_kmr;		/* kernel QPs: REG_MR's MR per slot */
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
 	struct sroce_queue rq;		/* ring of struct sroce_recv_wqe */
 	spinlock_t sq_lock, rq_lock;	/* serialise kernel-side posters */
 
@@ -305,10 +339,14 @@ extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
 /* sroce_dev.c: devices and their netdevs */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *dev);
+/* rdma_link_ops.newlink: `rdma link add NAME type sroce netdev NDEV` */
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 int sroce_dev_init(void);
 void sroce_dev_exit(void);
 
 /* sroce_verbs.c: device/port/PD/AH/ucontext/mmap entry points */
+/* Fill dev->attr from the SROCE_MAX_* limits (at device creation). */
+void sroce_dev_attr_init(struct sroce_dev *dev);
 int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
 		       struct sroce_av *av);
 struct sroce_ah *sroce_ah_get(struct sroce_dev *dev, u32 ah_num,
@@ -317,6 +355,9 @@ void sroce_ah_put(struct sroce_ah *ah);
 /*
  * Expose a vmalloc_user() buffer through the uverbs fd's mmap space and
  * fill @mi (offset, size); the entry is removed with sroce_mmap_remove().
+ * The caller keeps owning @buf: once sroce_mmap_remove() returns no mmap()
+ * can still be mapping it, so the caller may vfree() it (pages already
+ * mapped by a process stay alive until it unmaps them).
  */
 int sroce_mmap_insert(struct ib_ucontext *uctx, void *buf, size_t size,
 		      struct rdma_user_mmap_entry **entry,
@@ -339,6 +380,13 @@ enum sroce_copy_dir {
 struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
 			      u32 key, bool remote, int access,
 			      u64 iova, u64 len);
+/*
+ * Same, and for type 2 windows also require they be bound to @qp (the QP
+ * the request arrived on); the responder should use this one for rkeys.
+ */
+struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
+				 struct sroce_qp *qp, u32 key, bool remote,
+				 int access, u64 iova, u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
@@ -387,6 +435,14 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
 struct sroce_swqe *sroce_sq_fetch(struct sroce_qp *qp);
 /* Retire the oldest fetched send WQE: free its slot for the producer. */
 void sroce_sq_retire(struct sroce_qp *qp);
+/*
+ * Post @cqe (NULL: unsignaled, no CQE) for the oldest fetched send WQE and
+ * retire it, atomically with respect to the error flush.  -ENOENT: the
+ * flush already completed it; -ENOSPC: CQ overflow (the QP is failed).
+ */
+int sroce_sq_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe);
+/* enum ib_wc_opcode for a send WQE's opcode (IB_WR_*). */
+u32 sroce_wr_to_wc_opcode(u32 opcode);
 /* Take one receive WQE from the QP's RQ or SRQ; -EAGAIN when empty. */
 int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
 

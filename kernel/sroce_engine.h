@@ -25,7 +25,10 @@ struct sroce_av;
 struct sroce_dev;
 struct ib_qp_attr;
 
-/* Requester/completer progress through one send WQE. */
+/*
+ * Requester/completer progress through one send WQE.  Every field is
+ * protected by the QP's req.lock.
+ */
 struct sroce_swqe_state {
 	u32 first_psn;
 	u32 last_psn;
@@ -33,39 +36,124 @@ struct sroce_swqe_state {
 	u32 acked;			/* bytes acknowledged/read back */
 	u8 status;			/* enum ib_wc_status once known */
 	bool done;
+	bool started;			/* PSNs assigned, length checked */
+	bool rd_atomic;			/* READ or atomic: needs a response */
+	bool local;			/* LOCAL_INV/REG_MR/BIND_MW: no packets */
+	u8 wc_opcode;			/* enum ib_uverbs_wc_opcode */
+	u32 len;			/* message length in bytes */
+	u32 npkts;			/* PSNs the message consumes */
 };
 
-/* Owned by sroce_req.c. */
+/*
+ * Owned by sroce_req.c.  @lock protects this struct, struct sroce_comp
+ * and the swqe states: requester and completer share it because both
+ * walk and rewrite the same window of fetched WQEs.
+ */
 struct sroce_req {
 	spinlock_t lock;
 	u32 psn;			/* next PSN to send */
-	struct timer_list retry_timer;
+	struct timer_list retry_timer;	/* local ACK timeout */
 	struct work_struct work;	/* deferred sending */
+	u32 oldest;			/* SQ slot of the oldest unretired WQE */
+	u32 nfetched;			/* fetched and not yet retired */
+	u32 cur;			/* WQEs (from @oldest) fully sent */
+	u32 high_psn;			/* one past the highest PSN assigned */
+	u32 ackreq_psn;			/* last PSN sent with AckReq */
+	u32 rd_out;			/* READ/atomic WQEs awaiting responses */
+	bool rnr_wait;			/* sending paused by an RNR NAK */
+	bool blocked;			/* window, READ/atomic limit or fence */
+	bool err;			/* a send-side error: QP must go to ERR */
+	bool err_raised;		/* ... and sroce_qp_error() was called */
+	/*
+	 * @sched_lock (irq-safe, nests inside @lock) guards @stopped, so
+	 * work can be queued from any context without @lock and none is
+	 * queued once sroce_engine_qp_stop() has set it.
+	 */
+	spinlock_t sched_lock;
+	bool stopped;
 };
 
-/* Owned by sroce_comp.c. */
+/* Owned by sroce_comp.c; protected by req.lock. */
 struct sroce_comp {
-	spinlock_t lock;
 	u32 psn;			/* oldest unacknowledged PSN */
-	u32 retry_cnt;
-	u32 rnr_retry;
+	u32 retry_cnt;			/* retries left */
+	u32 rnr_retry;			/* RNR retries left; 7 = infinite */
+	struct timer_list rnr_timer;
+	u32 rd_rerequested;		/* PSN a READ was last re-requested at */
+	bool rd_rerequest_valid;
 };
 
 /*
  * Owned by sroce_resp.c.  Responder resources remember READ and atomic
  * requests so duplicates are answered from here, not re-executed.
  */
+enum sroce_resp_res_type {
+	SROCE_RES_FREE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+struct sroce_resp_res {
+	u8 type;			/* enum sroce_resp_res_type */
+	u32 first_psn;
+	u32 last_psn;			/* last READ response PSN */
+	u32 rkey;
+	u32 len;			/* READ: bytes requested */
+	u64 va;
+	u64 orig;			/* atomic: value before the operation */
+};
+
+struct sroce_mr;
+struct sroce_rwqe;
+
 struct sroce_resp {
-	spinlock_t lock;
+	spinlock_t lock;		/* taken in softirq; _bh elsewhere */
 	u32 psn;			/* next expected PSN */
 	u32 msn;
+	u32 ack_psn;			/* an ACK acknowledges ack_psn - 1 */
+	u8 msg;				/* message in progress: SEND/WRITE */
+	bool stopped;			/* not RTR..SQE: drop everything */
+	bool nak_sent;			/* PSN sequence NAK sent for this gap */
+	bool drop_msg;			/* UC: drop until the next FIRST/ONLY */
+	bool wqe_valid;			/* *wqe holds a taken receive WQE */
+	bool ack_pending;		/* an ACK is deferred */
+	bool sched;			/* on a CPU's service list (+QP ref) */
+	u8 ack_count;			/* ACKs merged into the deferred one */
+	u32 recv_off;			/* bytes placed in *wqe so far */
+
+	/* RDMA WRITE in progress */
+	struct sroce_mr *mr;		/* referenced from FIRST to LAST */
+	u64 va;
+	u32 resid;
+	u32 dma_len;
+
+	/*
+	 * READ response being sent, a budget of packets per softirq pass;
+	 * requests arriving meanwhile wait in @backlog, in order.
+	 */
+	bool read_busy;
+	bool read_first;		/* next packet is FIRST/ONLY */
+	struct sroce_mr *read_mr;
+	u64 read_va;
+	u32 read_len;
+	u32 read_psn;
+	struct sk_buff_head backlog;
+
+	struct sroce_rwqe *wqe;		/* private copy, allocated at init */
+	struct sroce_resp_res *res;	/* ring of max_dest_rd_atomic */
+	u32 nres;
+	u32 res_head;
+	struct sroce_qp *sched_next;	/* service list link */
 };
 
 /*
  * A received transport packet: the ICRC has been checked and the headers
- * parsed and validated statelessly.  The payload may sit in page
- * fragments: use skb_copy_bits()/skb_copy_datagram helpers from
- * @payload_off for @pkt.payload_len bytes.
+ * parsed and validated statelessly.  skb->data points at the BTH.  The
+ * payload may sit in page fragments: use skb_copy_bits()/skb_copy_datagram
+ * helpers from @payload_off for @pkt.payload_len bytes.  The receiver
+ * (sroce_resp_rcv/sroce_comp_rcv) does not own the skb nor the QP
+ * reference: sroce_net.c frees both when the call returns, so a callee
+ * that wants to keep data must copy it (or skb_get() the skb).
  */
 struct sroce_rx {
 	struct sk_buff *skb;
@@ -78,17 +166,96 @@ struct sroce_rx {
 	} saddr, daddr;
 	u16 sport;			/* UDP source port of the sender */
 	u8 smac[6];
+	/*
+	 * sroce_pkt_parse() returned -EBADMSG: headers decoded, payload
+	 * length invalid.  An RC responder answers with an Invalid Request
+	 * NAK; everything else drops it.
+	 */
+	bool len_err;
 };
 
-/* Engine entry points used by the objects role (sroce_qp.c). */
+/*
+ * Engine entry points used by the objects role (sroce_qp.c).
+ *
+ * sroce_engine_qp_init() at QP creation (may sleep).
+ *
+ * sroce_engine_qp_modified() after every successful modify_qp, once
+ * qp->state and qp->attr hold the new values, with IRQs enabled.  May
+ * sleep on the transition to RTR (responder resources; returns -ENOMEM
+ * if they cannot be had - modify_qp should then fail/move to ERR).  Once
+ * the state is ERR it may be called from any non-IRQ context with @attr
+ * NULL and @mask 0 - sroce_qp_error() should, before it flushes - even
+ * inside requester or responder code: it then takes no requester lock,
+ * stops the responder (which completes the receive WQE it holds, so call
+ * it before flushing the RQ) and lets the requester forget its WQEs.
+ * The objects role flushes both queues; the engine completes send WQEs
+ * only through sroce_sq_complete(), which is atomic with that flush.
+ *
+ * sroce_engine_qp_stop() when the QP is destroyed, before waiting for the
+ * last reference: timers and work are cancelled synchronously and none is
+ * queued afterwards.  sroce_engine_qp_cleanup() after the last reference
+ * is gone, to free engine memory.
+ */
 int sroce_engine_qp_init(struct sroce_qp *qp);
-/* Called by modify_qp after a state change (e.g. start on RTS, stop on ERR). */
-void sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
-			      int mask);
-/* Stop timers and wait for in-flight work before the QP is freed. */
+int sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			     int mask);
 void sroce_engine_qp_stop(struct sroce_qp *qp);
-/* New send work was posted (kernel post_send or user doorbell). */
+void sroce_engine_qp_cleanup(struct sroce_qp *qp);
+/*
+ * New send work was posted (kernel post_send or user doorbell).  Call it
+ * with no QP lock held (not sq_lock): from a plain task it sends at once
+ * and may complete WQEs, i.e. run CQ callbacks that post again; from any
+ * atomic context it only queues the requester's work.
+ */
 void sroce_req_kick(struct sroce_qp *qp);
+
+/* Module-wide engine setup (workqueue); called from sroce_net_init(). */
+int sroce_engine_init(void);
+void sroce_engine_exit(void);
+
+/*
+ * Requester/completer internals shared by sroce_req.c, sroce_comp.c and
+ * sroce_engine.c.  "locked" means the caller holds qp->req.lock with
+ * bottom halves disabled.
+ */
+void sroce_req_schedule(struct sroce_qp *qp);
+void sroce_req_work(struct work_struct *work);
+/* locked: resend everything from @psn on (go-back-N). */
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
+/* locked: (re)arm the local ACK timer if anything is unacknowledged. */
+void sroce_comp_arm_retry(struct sroce_qp *qp, bool restart);
+/* locked: post CQEs for and retire the finished WQEs at the SQ head. */
+void sroce_comp_complete(struct sroce_qp *qp);
+/* locked: with the QP in ERR, complete every remaining send WQE. */
+void sroce_comp_flush(struct sroce_qp *qp);
+/* Unlocked, after a locked section: raise a pending send-side error. */
+void sroce_req_raise_error(struct sroce_qp *qp);
+void sroce_comp_retry_timer(struct timer_list *t);
+void sroce_comp_rnr_timer(struct timer_list *t);
+u32 sroce_req_mtu(const struct sroce_qp *qp);
+
+/*
+ * Responder life cycle (sroce_resp.c).  init at QP creation (may sleep);
+ * reset on the transition to RTR, after qp->attr has the new values
+ * (may sleep: sizes the responder resources from max_dest_rd_atomic);
+ * stop whenever the QP leaves RTR..SQE (ERR, RESET, destroy) - with
+ * @flush a receive WQE the responder has taken but not completed is
+ * completed with IB_WC_WR_FLUSH_ERR (call it before flushing the RQ so
+ * the completions keep their order); cleanup frees memory after the last
+ * QP reference is gone.  sroce_resp_exit() at module unload.
+ */
+int sroce_resp_init(struct sroce_qp *qp);
+int sroce_resp_reset(struct sroce_qp *qp, u32 rq_psn);
+void sroce_resp_stop(struct sroce_qp *qp, bool flush);
+void sroce_resp_cleanup(struct sroce_qp *qp);
+void sroce_resp_exit(void);
+/*
+ * Run the responder work this CPU deferred: coalesced ACKs, the rest of
+ * long READ responses and requests queued behind them.  A tasklet does it
+ * after the current softirq batch anyway; the receive path may call this
+ * at the end of its own batch to do it sooner.  Any context but hardirq.
+ */
+void sroce_resp_flush(void);
 
 /* Receive dispatch from sroce_net.c; called in softirq with a QP reference. */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);

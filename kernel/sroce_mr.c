@@ -1,5 +1,713 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Placeholder until the objects role lands: no verbs for this object yet. */
-#include "sroce.h"
+/*
+ * Memory regions: registration, key lookup and access to registered
+ * memory on behalf of the transport engine.
+ *
+ * dev->mrs maps a key index to an MR or a memory window (tagged pointer).
+ * Lookups run under RCU and take a reference with refcount_inc_not_zero();
+ * deregistration unpublishes the key, waits for transient references to
+ * drain (they are held only while a packet or WQE is being processed),
+ * releases the pages in process context and frees the structure after an
+ * RCU grace period so a racing lookup never touches freed memory.
+ */
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
+#include "sroce_obj.h"
+#include "sroce_keys.h"
 
-const struct ib_device_ops sroce_mr_ops = {};
+#define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND)
+
+/* One lock for every atomic: atomics on the same word must not interleave. */
+static DEFINE_SPINLOCK(sroce_atomic_lock);
+
+static int sroce_mr_check_access(int access)
+{
+	/* Optional flags (e.g. relaxed ordering) may be ignored by spec. */
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (!sroce_access_flags_valid(access, SROCE_MR_ACCESS))
+		return -EINVAL;
+	return access;
+}
+
+static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *dev,
+				       struct sroce_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+
+	if (atomic_inc_return(&dev->num_mr) > SROCE_MAX_MR) {
+		atomic_dec(&dev->num_mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		atomic_dec(&dev->num_mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->pd = pd;
+	mr->access = access;
+	spin_lock_init(&mr->lock);
+	refcount_set(&mr->ref, 1);
+	return mr;
+}
+
+/* Publish @mr under a fresh key index; the key byte starts at random. */
+static int sroce_mr_publish(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	u32 index;
+	int err;
+
+	err = xa_alloc_cyclic(&dev->mrs, &index, mr,
+			      XA_LIMIT(1, SROCE_KEY_MAX_INDEX), &dev->next_mr,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err;
+	mr->key = sroce_key_make(index, get_random_u8());
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return 0;
+}
+
+static void sroce_mr_release(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->fr_list);
+	atomic_dec(&dev->num_mr);
+	kfree_rcu(mr, rcu);
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	/* The waiter in dereg only hashes the address: no use after free. */
+	if (refcount_dec_and_test(&mr->ref))
+		wake_up_var(&mr->ref);
+}
+
+/* Drop the registration's own reference and wait out transient users. */
+static void sroce_mr_drain(struct sroce_mr *mr)
+{
+	sroce_mr_put(mr);
+	wait_var_event(&mr->ref, !refcount_read(&mr->ref));
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_dev *dev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	access = sroce_mr_check_access(access);
+	if (access < 0)
+		return ERR_PTR(access);
+	mr = sroce_mr_alloc(dev, to_spd(ibpd), access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->type = SROCE_MR_DMA;
+	mr->state = SROCE_MR_VALID;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	err = sroce_mr_publish(dev, mr);
+	if (err) {
+		atomic_dec(&dev->num_mr);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/* Pin the user range and record one struct page per PAGE_SIZE. */
+static int sroce_mr_pin(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
+			u64 length, u64 iova, int access)
+{
+	struct sg_page_iter it;
+	struct ib_umem *umem;
+	size_t n;
+	u32 i = 0;
+
+	if (!length || !sroce_mr_range_valid(iova, length) ||
+	    !sroce_mr_range_valid(start, length))
+		return -EINVAL;
+	/* Pages have the same offset in the user range and the iova range. */
+	umem = ib_umem_get(&dev->ibdev, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	n = ib_umem_num_pages(umem);
+	if (!n || n > U32_MAX) {
+		ib_umem_release(umem);
+		return -EINVAL;
+	}
+	mr->pages = kvmalloc_array(n, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		ib_umem_release(umem);
+		return -ENOMEM;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (i == n)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&it);
+	}
+	if (i != n) {
+		kvfree(mr->pages);
+		mr->pages = NULL;
+		ib_umem_release(umem);
+		return -EFAULT;
+	}
+	mr->umem = umem;
+	mr->npages = n;
+	mr->max_pages = n;
+	mr->page_shift = PAGE_SHIFT;
+	mr->offset = ib_umem_offset(umem);
+	mr->iova = iova;
+	mr->length = length;
+	return 0;
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 iova, int access,
+				       struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+	access = sroce_mr_check_access(access);
+	if (access < 0)
+		return ERR_PTR(access);
+	mr = sroce_mr_alloc(dev, to_spd(ibpd), access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->type = SROCE_MR_USER;
+	err = sroce_mr_pin(dev, mr, start, length, iova, access);
+	if (err)
+		goto err_free;
+	mr->state = SROCE_MR_VALID;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	err = sroce_mr_publish(dev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	atomic_dec(&dev->num_mr);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *ibpd,
+					 struct ib_udata *udata)
+{
+	unsigned long irqflags;
+	struct sroce_dev *dev = to_sdev(ibmr->device);
+	struct sroce_mr *old = to_smr(ibmr), *mr;
+	struct sroce_pd *pd = old->pd;
+	u32 index = sroce_key_index(old->key);
+	void *cur;
+	int err;
+
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (old->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (flags & IB_MR_REREG_PD) {
+		if (!ibpd)
+			return ERR_PTR(-EINVAL);
+		pd = to_spd(ibpd);
+	}
+	if (flags & IB_MR_REREG_ACCESS) {
+		access = sroce_mr_check_access(access);
+		if (access < 0)
+			return ERR_PTR(access);
+	} else {
+		access = old->access;
+	}
+
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		spin_lock_irqsave(&old->lock, irqflags);
+		if (atomic_read(&old->num_mw)) {
+			spin_unlock_irqrestore(&old->lock, irqflags);
+			return ERR_PTR(-EBUSY);
+		}
+		old->pd = pd;
+		old->access = access;
+		old->key = sroce_key_next(old->key);
+		old->ibmr.lkey = old->key;
+		old->ibmr.rkey = old->key;
+		spin_unlock_irqrestore(&old->lock, irqflags);
+		return NULL;
+	}
+
+	/*
+	 * New pages: build a second MR and swap it into the same key slot
+	 * with the next key byte.  ib_core then deregisters the old one,
+	 * whose in-flight users keep its page array alive until they finish.
+	 */
+	mr = sroce_mr_alloc(dev, pd, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->type = SROCE_MR_USER;
+	err = sroce_mr_pin(dev, mr, start, length, iova, access);
+	if (err)
+		goto err_free;
+	mr->state = SROCE_MR_VALID;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+
+	spin_lock_irqsave(&old->lock, irqflags);
+	if (atomic_read(&old->num_mw) || old->dying) {
+		spin_unlock_irqrestore(&old->lock, irqflags);
+		err = -EBUSY;
+		goto err_free;
+	}
+	old->dying = true;
+	old->state = SROCE_MR_FREE;
+	mr->key = sroce_key_next(old->key);
+	spin_unlock_irqrestore(&old->lock, irqflags);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+
+	cur = xa_cmpxchg(&dev->mrs, index, old, mr, GFP_KERNEL);
+	if (cur != old) {
+		/* Cannot happen while ib_core holds the MR object; be safe. */
+		spin_lock_irqsave(&old->lock, irqflags);
+		old->dying = false;
+		old->state = SROCE_MR_VALID;
+		spin_unlock_irqrestore(&old->lock, irqflags);
+		err = xa_is_err(cur) ? xa_err(cur) : -EBUSY;
+		goto err_free;
+	}
+	return &mr->ibmr;
+
+err_free:
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	atomic_dec(&dev->num_mr);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	unsigned long flags;
+	struct sroce_dev *dev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (atomic_read(&mr->num_mw)) {
+		/* IBA: a region with bound windows cannot be deregistered. */
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return -EBUSY;
+	}
+	mr->dying = true;
+	mr->state = SROCE_MR_FREE;
+	spin_unlock_irqrestore(&mr->lock, flags);
+
+	/* A rereg may already have handed the slot to a successor. */
+	xa_cmpxchg(&dev->mrs, sroce_key_index(mr->key), mr, NULL, GFP_KERNEL);
+	sroce_mr_drain(mr);
+	sroce_mr_release(dev, mr);
+	return 0;
+}
+
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_dev *dev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(dev, to_spd(ibpd), 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->type = SROCE_MR_FAST_REG;
+	mr->state = SROCE_MR_FREE;
+	mr->max_pages = max_num_sg;
+	mr->fr_list = kcalloc(max_num_sg, sizeof(*mr->fr_list), GFP_KERNEL);
+	if (!mr->fr_list) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = sroce_mr_publish(dev, mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr->fr_list);
+	atomic_dec(&dev->num_mr);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->fr_list[mr->npages++] = addr;
+	return 0;
+}
+
+static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	int n;
+
+	if (mr->type != SROCE_MR_FAST_REG || !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
+	/*
+	 * The DMA addresses of a virtual-DMA device are kernel virtual
+	 * addresses; remember where the region starts inside its first block
+	 * since ULPs may rewrite ibmr->iova (zero-based) before REG_MR.
+	 */
+	mr->page_shift = ilog2(ibmr->page_size);
+	mr->offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+static bool sroce_entry_is_mw(void *entry)
+{
+	return xa_pointer_tag(entry) == SROCE_XA_TAG_MW;
+}
+
+/*
+ * Resolve @key.  A window's checks are made against the window; the MR
+ * behind it is returned with the window's bounds already verified.
+ */
+struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
+				 struct sroce_qp *qp, u32 key, bool remote,
+				 int access, u64 iova, u64 len)
+{
+	unsigned long flags;
+	struct sroce_mr *mr = NULL;
+	struct sroce_mw *mw;
+	int err = -ENOENT;
+	void *entry;
+
+	rcu_read_lock();
+	entry = xa_load(&dev->mrs, sroce_key_index(key));
+	if (!entry)
+		goto out;
+	if (sroce_entry_is_mw(entry)) {
+		/* A window names remote access only. */
+		if (!remote)
+			goto out;
+		mw = xa_untag_pointer(entry);
+		spin_lock_irqsave(&mw->lock, flags);
+		if (mw->rkey != key || !mw->mr) {
+			err = -ENOENT;
+		} else if (mw->ibmw.pd != &pd->ibpd ||
+			   (mw->ibmw.type == IB_MW_TYPE_2 &&
+			    qp && mw->qpn != qp->ibqp.qp_num)) {
+			err = -EACCES;
+		} else if (!sroce_access_ok(mw->access, access)) {
+			err = -EACCES;
+		} else if (!sroce_range_ok(mw->iova, mw->length, iova, len)) {
+			err = -ERANGE;
+		} else if (refcount_inc_not_zero(&mw->mr->ref)) {
+			mr = mw->mr;
+			err = 0;
+		}
+		spin_unlock_irqrestore(&mw->lock, flags);
+		if (mr) {
+			/* The region itself must still be usable. */
+			spin_lock_irqsave(&mr->lock, flags);
+			if (mr->state != SROCE_MR_VALID || mr->dying)
+				err = -ENOENT;
+			spin_unlock_irqrestore(&mr->lock, flags);
+		}
+		goto out;
+	}
+
+	mr = entry;
+	if (!refcount_inc_not_zero(&mr->ref)) {
+		mr = NULL;
+		goto out;
+	}
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->key != key || mr->state != SROCE_MR_VALID || mr->dying)
+		err = -ENOENT;
+	else if (mr->pd != pd)
+		err = -EACCES;
+	else if (!sroce_access_ok(mr->access, access))
+		err = -EACCES;
+	else if (!sroce_range_ok(mr->iova, mr->length, iova, len))
+		err = -ERANGE;
+	else
+		err = 0;
+	spin_unlock_irqrestore(&mr->lock, flags);
+out:
+	rcu_read_unlock();
+	if (err) {
+		if (mr)
+			sroce_mr_put(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
+			      u32 key, bool remote, int access,
+			      u64 iova, u64 len)
+{
+	return sroce_mr_get_qp(dev, pd, NULL, key, remote, access, iova, len);
+}
+
+/*
+ * Where byte @iova lives: @va for DMA and fast-reg regions (kernel
+ * virtual addresses), @page otherwise.  @chunk is how many bytes from
+ * there on are contiguous.
+ */
+static int sroce_mr_locate(struct sroce_mr *mr, u64 iova, void **va,
+			   struct page **page, unsigned int *off, u64 *chunk)
+{
+	u64 pos, bsize, idx;
+
+	*va = NULL;
+	*page = NULL;
+	switch (mr->type) {
+	case SROCE_MR_DMA:
+		*va = (void *)(uintptr_t)iova;
+		*chunk = U64_MAX;
+		return 0;
+	case SROCE_MR_USER:
+	case SROCE_MR_FAST_REG:
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (iova < mr->iova)
+		return -ERANGE;
+	pos = iova - mr->iova + mr->offset;
+	if (pos < mr->offset)
+		return -ERANGE;
+	bsize = 1ULL << mr->page_shift;
+	idx = pos >> mr->page_shift;
+	if (idx >= mr->npages)
+		return -ERANGE;
+	*off = pos & (bsize - 1);
+	*chunk = bsize - *off;
+	if (mr->type == SROCE_MR_USER)
+		*page = mr->pages[idx];
+	else
+		*va = (void *)(uintptr_t)(mr->fr_list[idx] + *off);
+	return 0;
+}
+
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
+{
+	struct page *page;
+	unsigned int off;
+	u64 chunk;
+	void *va;
+	int err;
+
+	if (!sroce_range_ok(mr->iova, mr->length, iova, len))
+		return -ERANGE;
+	while (len) {
+		u32 n;
+
+		err = sroce_mr_locate(mr, iova, &va, &page, &off, &chunk);
+		if (err)
+			return err;
+		n = min_t(u64, len, chunk);
+		if (page) {
+			va = kmap_local_page(page);
+			if (dir == SROCE_TO_MR)
+				memcpy(va + off, buf, n);
+			else
+				memcpy(buf, va + off, n);
+			kunmap_local(va);
+		} else if (dir == SROCE_TO_MR) {
+			memcpy(va, buf, n);
+		} else {
+			memcpy(buf, va, n);
+		}
+		buf += n;
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swp,
+		    u64 compare_add, u64 swap, u64 *orig)
+{
+	struct page *page;
+	unsigned int off;
+	unsigned long flags;
+	u64 chunk, *p, old;
+	void *va, *map = NULL;
+	int err;
+
+	if (!sroce_atomic_va_ok(iova))
+		return -EINVAL;
+	if (!sroce_range_ok(mr->iova, mr->length, iova, sizeof(u64)))
+		return -ERANGE;
+	err = sroce_mr_locate(mr, iova, &va, &page, &off, &chunk);
+	if (err)
+		return err;
+	/* An aligned word never straddles a page, but blocks might be odd. */
+	if (chunk < sizeof(u64))
+		return -EINVAL;
+	if (page) {
+		map = kmap_local_page(page);
+		va = map + off;
+	}
+	p = va;
+	spin_lock_irqsave(&sroce_atomic_lock, flags);
+	old = READ_ONCE(*p);
+	if (cmp_swp) {
+		if (old == compare_add)
+			WRITE_ONCE(*p, swap);
+	} else {
+		WRITE_ONCE(*p, old + compare_add);
+	}
+	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
+	if (map)
+		kunmap_local(map);
+	*orig = old;
+	return 0;
+}
+
+int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
+		  unsigned int *offset)
+{
+	unsigned int off;
+	u64 chunk;
+	void *va;
+	int err;
+
+	if (!sroce_range_ok(mr->iova, mr->length, iova, 1))
+		return -ERANGE;
+	err = sroce_mr_locate(mr, iova, &va, page, &off, &chunk);
+	if (err)
+		return err;
+	if (*page) {
+		*offset = off;
+		return 0;
+	}
+	/* Only linear-map addresses have a struct page we may hand out. */
+	if (!virt_addr_valid(va))
+		return -EFAULT;
+	*page = virt_to_page(va);
+	*offset = offset_in_page(va);
+	return 0;
+}
+
+int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		struct sroce_mr *mr;
+		u32 slen = sge[i].length, n;
+		u64 addr;
+		int err;
+
+		if (offset >= slen) {
+			offset -= slen;
+			continue;
+		}
+		n = min(slen - offset, len);
+		if (check_add_overflow(sge[i].addr, (u64)offset, &addr))
+			return -ERANGE;
+		mr = sroce_mr_get(dev, pd, sge[i].lkey, false, access, addr, n);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = sroce_mr_copy(mr, addr, buf, n, dir);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		offset = 0;
+	}
+	/* The SGE list is shorter than the data. */
+	return len ? -EMSGSIZE : 0;
+}
+
+int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	unsigned long flags;
+	struct sroce_mr *mr;
+	u64 room;
+	int access, err = 0;
+
+	if (!swqe->reg_mr)
+		return -EINVAL;
+	mr = to_smr(swqe->reg_mr);
+	access = sroce_mr_check_access(swqe->reg_access);
+	if (access < 0)
+		return access;
+	if (mr->type != SROCE_MR_FAST_REG || mr->pd != qp->pd)
+		return -EACCES;
+	if (sroce_key_index(swqe->reg_key) != sroce_key_index(mr->key))
+		return -EINVAL;
+	if (!sroce_mr_range_valid(mr->ibmr.iova, mr->ibmr.length))
+		return -EINVAL;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	room = ((u64)mr->npages << mr->page_shift) - mr->offset;
+	if (mr->state != SROCE_MR_FREE || mr->dying) {
+		err = -EINVAL;
+	} else if (mr->npages && mr->ibmr.length > room) {
+		err = -EINVAL;
+	} else if (!mr->npages && mr->ibmr.length) {
+		err = -EINVAL;
+	} else {
+		mr->key = swqe->reg_key;
+		mr->ibmr.lkey = mr->key;
+		mr->ibmr.rkey = mr->key;
+		mr->access = access;
+		mr->iova = mr->ibmr.iova;
+		mr->length = mr->ibmr.length;
+		mr->state = SROCE_MR_VALID;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+const struct ib_device_ops sroce_mr_ops = {
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
+	.dereg_mr = sroce_dereg_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	.alloc_mw = sroce_alloc_mw,
+	.dealloc_mw = sroce_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
+};

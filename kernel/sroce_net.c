@@ -1,52 +1,614 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Placeholder until the engine role lands. */
+/*
+ * Network I/O: the RoCEv2 UDP sockets, receive validation and demux,
+ * transmit (UDP/IP headers, ICRC, route) and local loopback.
+ *
+ * Receive runs in softirq from the UDP tunnel's encap_rcv hook (or from
+ * the loopback tasklet) and hands each packet to the requester's
+ * completer or the responder with a QP reference that it drops itself.
+ *
+ * Packets for one of our own addresses never touch the IP stack: they are
+ * queued on a per-CPU list drained by a tasklet.  Delivering them inline
+ * would recurse (responder -> ACK -> completer -> requester -> ...) and
+ * could take a QP lock its caller already holds.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/interrupt.h>
+#include <linux/hash.h>
+#include <asm/unaligned.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/addrconf.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
 #include "sroce.h"
+#include "sroce_icrc.h"
 
-int sroce_net_init(void)
+static struct socket *sroce_sock4;
+static struct socket *sroce_sock6;
+
+/* Per-CPU loopback queue; a bounded backlog keeps a runaway QP in check. */
+#define SROCE_LOOP_BUDGET	64
+#define SROCE_LOOP_MAX_QLEN	4096
+
+struct sroce_loop {
+	struct sk_buff_head queue;
+	struct tasklet_struct tasklet;
+};
+
+static DEFINE_PER_CPU(struct sroce_loop, sroce_loop);
+
+u16 sroce_net_src_port(u32 qpn)
 {
+	/* RoCEv2 uses 0xC000..0xFFFF for entropy; keep each QP on one flow. */
+	return 0xc000 | hash_32(qpn, 14);
+}
+
+static bool sroce_opcode_fits_qp(const struct sroce_qp *qp, u8 qpt)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return qpt == SROCE_QPT_RC;
+	case IB_QPT_UC:
+		return qpt == SROCE_QPT_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return qpt == SROCE_QPT_UD;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A connected QP only accepts packets from its peer: anything else is
+ * either misrouted or spoofed.  An av without an IP type (not yet set
+ * up) matches nothing, so the packet is dropped.
+ */
+static bool sroce_rx_from_peer(const struct sroce_qp *qp,
+			       const struct sroce_rx *rx)
+{
+	const struct sroce_av *av = &qp->av;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (av->network_type != rx->network_type)
+		return false;
+	if (rx->network_type == RDMA_NETWORK_IPV4)
+		return av->daddr.v4.sin_addr.s_addr == rx->saddr.v4;
+	return ipv6_addr_equal(&av->daddr.v6.sin6_addr, &rx->saddr.v6);
+}
+
+/*
+ * Verify the ICRC over a possibly non-linear skb.  skb->data is at the
+ * UDP header; the IP header, UDP header and BTH must be linear.
+ */
+static int sroce_rx_icrc(struct sk_buff *skb, unsigned int ver, u32 plen)
+{
+	u32 hlen = sroce_icrc_hdrs_len(ver);
+	u32 from = sizeof(struct udphdr) + SROCE_BTH_LEN;
+	u32 to = sizeof(struct udphdr) + plen - SROCE_ICRC_LEN;
+	struct skb_seq_state seq;
+	struct sroce_icrc st;
+	__le32 wire, *wp;
+	const u8 *data;
+	u32 consumed = 0;
+	u32 n;
+
+	if (hlen != skb_network_header_len(skb) + sizeof(struct udphdr) +
+		    SROCE_BTH_LEN)
+		return -EINVAL;
+	if (sroce_icrc_init(&st, skb_network_header(skb), hlen, ver))
+		return -EINVAL;
+
+	/* skb_seq_read() may hand out more than asked for: clamp */
+	skb_prepare_seq_read(skb, from, to, &seq);
+	while (consumed < to - from &&
+	       (n = skb_seq_read(consumed, &data, &seq)) != 0) {
+		n = min(n, to - from - consumed);
+		sroce_icrc_update(&st, data, n);
+		consumed += n;
+	}
+	skb_abort_seq_read(&seq);
+
+	wp = skb_header_pointer(skb, to, sizeof(wire), &wire);
+	if (!wp || consumed != to - from)
+		return -EINVAL;
+	return get_unaligned_le32(wp) == sroce_icrc_final(&st) ? 0 : -EBADMSG;
+}
+
+static void sroce_rx_addrs(struct sk_buff *skb, unsigned int ver,
+			   struct sroce_rx *rx)
+{
+	if (ver == 4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		rx->network_type = RDMA_NETWORK_IPV4;
+		rx->saddr.v4 = iph->saddr;
+		rx->daddr.v4 = iph->daddr;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		rx->network_type = RDMA_NETWORK_IPV6;
+		rx->saddr.v6 = ip6h->saddr;
+		rx->daddr.v6 = ip6h->daddr;
+	}
+	rx->sport = ntohs(udp_hdr(skb)->source);
+	if (skb_mac_header_was_set(skb) &&
+	    skb_mac_header_len(skb) >= ETH_HLEN)
+		ether_addr_copy(rx->smac, eth_hdr(skb)->h_source);
+	else
+		eth_zero_addr(rx->smac);
+}
+
+/* skb->data at the UDP header, network/transport headers set. */
+static void sroce_net_rcv(struct sk_buff *skb)
+{
+	const struct sroce_opcode_info *info;
+	struct sroce_dev *dev;
+	struct sroce_qp *qp;
+	struct sroce_rx rx;
+	unsigned int ver;
+	u32 ulen, plen, hlen;
+	int err;
+
+	dev = sroce_dev_get_by_netdev(skb->dev);
+	if (!dev && is_vlan_dev(skb->dev))
+		dev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
+	if (!dev)
+		goto drop;
+
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SROCE_BTH_LEN))
+		goto malformed;
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen < sizeof(struct udphdr) + SROCE_BTH_LEN + SROCE_ICRC_LEN ||
+	    ulen > skb->len)
+		goto malformed;
+	if (ulen < skb->len && pskb_trim(skb, ulen))
+		goto malformed;
+	plen = ulen - sizeof(struct udphdr);
+
+	ver = ip_hdr(skb)->version;
+	if (ver != 4 && ver != 6)
+		goto malformed;
+	switch (sroce_rx_icrc(skb, ver, plen)) {
+	case 0:
+		break;
+	case -EBADMSG:
+		sroce_count(dev, SROCE_CNT_ICRC_ERRORS);
+		goto drop_dev;
+	default:
+		goto malformed;
+	}
+
+	/* Only the transport headers need to be linear from here on. */
+	info = sroce_opcode_info(skb->data[sizeof(struct udphdr)]);
+	hlen = (info->flags & SROCE_OPF_VALID) ? info->hdr_len : SROCE_BTH_LEN;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + min(hlen, plen)))
+		goto malformed;
+
+	memset(&rx, 0, sizeof(rx));
+	sroce_rx_addrs(skb, ver, &rx);
+	__skb_pull(skb, sizeof(struct udphdr));
+	err = sroce_pkt_parse(skb->data, plen, &rx.pkt);
+	if (err == -EBADMSG && (rx.pkt.info->flags & SROCE_OPF_REQ)) {
+		/* The RC responder NAKs it; the others drop it. */
+		sroce_count(dev, SROCE_CNT_MALFORMED);
+		rx.len_err = true;
+	} else if (err) {
+		goto malformed;
+	}
+	rx.skb = skb;
+	rx.payload_off = rx.pkt.payload_off;
+
+	/* One partition: the default, full or limited membership. */
+	if ((rx.pkt.h.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
+		goto malformed;
+
+	/* No QP0 on RoCE; multicast is not supported. */
+	if (rx.pkt.h.qpn == 0 || rx.pkt.h.qpn == SROCE_MAX_QPN)
+		goto no_qp;
+	qp = sroce_qp_get(dev, rx.pkt.h.qpn);
+	if (!qp)
+		goto no_qp;
+	if (!sroce_opcode_fits_qp(qp, rx.pkt.info->qpt) ||
+	    !sroce_rx_from_peer(qp, &rx)) {
+		sroce_qp_put(qp);
+		goto malformed;
+	}
+
+	sroce_count(dev, SROCE_CNT_RCVD_PKTS);
+	if (rx.pkt.info->flags & SROCE_OPF_REQ)
+		sroce_resp_rcv(qp, &rx);
+	else
+		sroce_comp_rcv(qp, &rx);
+	sroce_qp_put(qp);
+	sroce_dev_put(dev);
+	consume_skb(skb);
+	return;
+
+no_qp:
+	sroce_count(dev, SROCE_CNT_NO_QP);
+	goto drop_dev;
+malformed:
+	sroce_count(dev, SROCE_CNT_MALFORMED);
+drop_dev:
+	sroce_dev_put(dev);
+drop:
+	kfree_skb(skb);
+}
+
+static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	sroce_net_rcv(skb);
 	return 0;
 }
 
-void sroce_net_exit(void)
+static void sroce_loop_run(struct tasklet_struct *t)
 {
+	struct sroce_loop *lp = from_tasklet(lp, t, tasklet);
+	struct net_device *ndev;
+	struct sk_buff *skb;
+	int n;
+
+	rcu_read_lock();
+	for (n = 0; n < SROCE_LOOP_BUDGET; n++) {
+		skb = skb_dequeue(&lp->queue);
+		if (!skb)
+			break;
+		ndev = skb->dev;
+		sroce_net_rcv(skb);
+		dev_put(ndev);
+	}
+	rcu_read_unlock();
+	if (n == SROCE_LOOP_BUDGET)
+		tasklet_schedule(t);
 }
 
-int sroce_engine_qp_init(struct sroce_qp *qp)
+/* The netdev owning the packet's destination address, held. */
+static struct net_device *sroce_local_dev(struct sk_buff *skb)
 {
-	return 0;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	if (skb->protocol == htons(ETH_P_IP))
+		ndev = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+	else
+		ndev = ipv6_stub->ipv6_dev_find(&init_net,
+						&ipv6_hdr(skb)->daddr, NULL);
+	if (ndev)
+		dev_hold(ndev);
+	rcu_read_unlock();
+	return ndev;
 }
 
-void sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
-			      int mask)
+/*
+ * Deliver a fully built packet (skb->data at the IP header) to a local
+ * device through the per-CPU loopback queue.
+ */
+static int sroce_loop_xmit(struct net_device *src, struct sk_buff *skb)
 {
-}
+	struct net_device *ndev;
+	struct sroce_loop *lp;
+	struct ethhdr *eth;
+	int ret = 0;
 
-void sroce_engine_qp_stop(struct sroce_qp *qp)
-{
-}
+	skb_dst_drop(skb);
+	ndev = sroce_local_dev(skb);
+	if (!ndev) {
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
 
-void sroce_req_kick(struct sroce_qp *qp)
-{
-}
+	/* A plausible Ethernet header lets the receiver learn our MAC. */
+	if (skb_headroom(skb) >= ETH_HLEN) {
+		eth = skb_push(skb, ETH_HLEN);
+		skb_reset_mac_header(skb);
+		ether_addr_copy(eth->h_dest, ndev->dev_addr);
+		ether_addr_copy(eth->h_source, src->dev_addr);
+		eth->h_proto = skb->protocol;
+		__skb_pull(skb, ETH_HLEN);
+	}
+	__skb_pull(skb, skb_network_header_len(skb));
+	skb->dev = ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
 
-void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
-{
+	local_bh_disable();
+	lp = this_cpu_ptr(&sroce_loop);
+	if (skb_queue_len(&lp->queue) < SROCE_LOOP_MAX_QLEN) {
+		skb_queue_tail(&lp->queue, skb);
+		tasklet_schedule(&lp->tasklet);
+	} else {
+		dev_put(ndev);
+		kfree_skb(skb);
+		ret = -ENOBUFS;
+	}
+	local_bh_enable();
+	return ret;
 }
 
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen)
 {
-	return NULL;
+	struct net_device *ndev = qp->dev->ndev;
+	bool v6 = av->network_type == RDMA_NETWORK_IPV6;
+	unsigned int head;
+	struct sk_buff *skb;
+
+	head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+	       (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	skb = alloc_skb(head + tlen + SROCE_ICRC_LEN + ndev->needed_tailroom,
+			GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, head);
+	skb->dev = ndev;
+	skb->protocol = v6 ? htons(ETH_P_IPV6) : htons(ETH_P_IP);
+	return skb;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, const struct sroce_qp *qp)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(qp->src_port);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	/* RoCEv2 relies on the ICRC; rxe and NICs send zero here. */
+	uh->check = 0;
+}
+
+static int sroce_put_icrc(struct sk_buff *skb, unsigned int ver)
+{
+	u32 icrc;
+	int err;
+
+	err = sroce_icrc_compute(skb_network_header(skb), skb->len, ver, &icrc);
+	if (err)
+		return err;
+	put_unaligned_le32(icrc, skb_tail_pointer(skb) - SROCE_ICRC_LEN);
+	return 0;
+}
+
+static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	struct flowi4 fl4 = {};
+	struct iphdr *iph;
+	struct rtable *rt;
+	bool local;
+	int err;
+
+	fl4.flowi4_oif = ndev->ifindex;
+	fl4.flowi4_proto = IPPROTO_UDP;
+	fl4.flowi4_tos = RT_TOS(av->traffic_class);
+	fl4.saddr = av->saddr.v4.sin_addr.s_addr;
+	fl4.daddr = av->daddr.v4.sin_addr.s_addr;
+	fl4.fl4_sport = htons(qp->src_port);
+	fl4.fl4_dport = htons(SROCE_UDP_PORT);
+	rt = ip_route_output_key(&init_net, &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	local = rt->rt_type == RTN_LOCAL;
+
+	sroce_push_udp(skb, qp);
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	/* RoCE never fragments: the path MTU already bounds every packet. */
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+	__ip_select_ident(&init_net, iph, 1);
+	ip_send_check(iph);
+
+	skb_dst_set(skb, &rt->dst);
+	if (sroce_put_icrc(skb, 4)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (local)
+		return sroce_loop_xmit(ndev, skb);
+
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	/* net_xmit_eval() evaluates its argument twice: call first */
+	err = ip_local_out(&init_net, sroce_sock4->sk, skb);
+	err = net_xmit_eval(err);
+	return err > 0 ? -ENOBUFS : err;
+}
+
+static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct net_device *ndev = qp->dev->ndev;
+	struct flowi6 fl6 = {};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	bool local;
+	int err;
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !sroce_sock6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.saddr = av->saddr.v6.sin6_addr;
+	fl6.daddr = av->daddr.v6.sin6_addr;
+	fl6.flowlabel = ip6_make_flowinfo(av->traffic_class,
+					  cpu_to_be32(av->flow_label) &
+					  IPV6_FLOWLABEL_MASK);
+	fl6.fl6_sport = htons(qp->src_port);
+	fl6.fl6_dport = htons(SROCE_UDP_PORT);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk,
+					      &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	if (dst->error) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	local = dst->dev->flags & IFF_LOOPBACK;
+
+	sroce_push_udp(skb, qp);
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class,
+		     cpu_to_be32(av->flow_label) & IPV6_FLOWLABEL_MASK);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: ip6_dst_hoplimit(dst);
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+
+	skb_dst_set(skb, dst);
+	if (sroce_put_icrc(skb, 6)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (local)
+		return sroce_loop_xmit(ndev, skb);
+
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	err = ip6_local_out(&init_net, sroce_sock6->sk, skb);
+	err = net_xmit_eval(err);
+	return err > 0 ? -ENOBUFS : err;
 }
 
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb)
 {
-	kfree_skb(skb);
-	return -EOPNOTSUPP;
+	struct sroce_dev *dev = qp->dev;
+	int err;
+
+	if (unlikely(skb_is_nonlinear(skb) ||
+		     skb_tailroom(skb) < SROCE_ICRC_LEN)) {
+		kfree_skb(skb);
+		err = -EINVAL;
+		goto out;
+	}
+	skb_put(skb, SROCE_ICRC_LEN);
+	skb->priority = rt_tos2priority(av->traffic_class);
+
+	if (av->network_type == RDMA_NETWORK_IPV4) {
+		err = sroce_xmit4(qp, av, skb);
+	} else if (av->network_type == RDMA_NETWORK_IPV6) {
+		err = sroce_xmit6(qp, av, skb);
+	} else {
+		kfree_skb(skb);
+		err = -EINVAL;
+	}
+out:
+	if (likely(!err))
+		sroce_count(dev, SROCE_CNT_SENT_PKTS);
+	else
+		sroce_count(dev, SROCE_CNT_TX_DROPS);
+	return err;
 }
 
-u16 sroce_net_src_port(u32 qpn)
+static struct socket *sroce_udp_open(bool v6)
 {
-	return 0xc000;
+	struct udp_tunnel_sock_cfg tcfg = {};
+	struct udp_port_cfg ucfg = {};
+	struct socket *sock;
+	int err;
+
+	ucfg.family = v6 ? AF_INET6 : AF_INET;
+	ucfg.ipv6_v6only = v6;
+	ucfg.local_udp_port = htons(SROCE_UDP_PORT);
+	/* Peers send a zero UDP checksum over IPv6 too. */
+	ucfg.use_udp6_rx_checksums = 0;
+	err = udp_sock_create(&init_net, &ucfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+
+	/* No gro_receive: each RoCE packet is its own transport unit. */
+	tcfg.encap_type = 1;
+	tcfg.encap_rcv = sroce_udp_encap_rcv;
+	setup_udp_tunnel_sock(&init_net, sock, &tcfg);
+	return sock;
+}
+
+static void sroce_loop_exit(void)
+{
+	struct sroce_loop *lp;
+	struct sk_buff *skb;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		lp = per_cpu_ptr(&sroce_loop, cpu);
+		tasklet_kill(&lp->tasklet);
+		while ((skb = skb_dequeue(&lp->queue))) {
+			dev_put(skb->dev);
+			kfree_skb(skb);
+		}
+	}
+}
+
+int sroce_net_init(void)
+{
+	struct sroce_loop *lp;
+	int cpu, err;
+
+	for_each_possible_cpu(cpu) {
+		lp = per_cpu_ptr(&sroce_loop, cpu);
+		skb_queue_head_init(&lp->queue);
+		tasklet_setup(&lp->tasklet, sroce_loop_run);
+	}
+
+	sroce_sock4 = sroce_udp_open(false);
+	if (IS_ERR(sroce_sock4)) {
+		err = PTR_ERR(sroce_sock4);
+		pr_err("sroce: cannot bind UDP port %u (IPv4): %d\n",
+		       SROCE_UDP_PORT, err);
+		sroce_sock4 = NULL;
+		sroce_loop_exit();
+		return err;
+	}
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sroce_sock6 = sroce_udp_open(true);
+		if (IS_ERR(sroce_sock6)) {
+			/* IPv4-only hosts still get a working device. */
+			pr_warn("sroce: no IPv6 socket: %ld\n",
+				PTR_ERR(sroce_sock6));
+			sroce_sock6 = NULL;
+		}
+	}
+	err = sroce_engine_init();
+	if (err)
+		sroce_net_exit();
+	return err;
+}
+
+void sroce_net_exit(void)
+{
+	if (sroce_sock6)
+		udp_tunnel_sock_release(sroce_sock6);
+	if (sroce_sock4)
+		udp_tunnel_sock_release(sroce_sock4);
+	sroce_sock6 = NULL;
+	sroce_sock4 = NULL;
+	/* Let encap_rcv callers that raced with the release finish. */
+	synchronize_net();
+	sroce_loop_exit();
+	sroce_engine_exit();
 }

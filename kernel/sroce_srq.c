@@ -1,5 +1,246 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Placeholder until the objects role lands: no verbs for this object yet. */
-#include "sroce.h"
+/*
+ * Shared receive queues.  The producer is userspace (or a kernel ULP via
+ * post_srq_recv); the responders of every attached QP consume under
+ * srq->lock through sroce_srq_take().
+ */
+#include "sroce_obj.h"
 
-const struct ib_device_ops sroce_srq_ops = {};
+static u32 sroce_recv_stride(u32 max_sge)
+{
+	return SROCE_RECV_WQE_HDR + max(max_sge, 1U) * sizeof(struct sroce_sge);
+}
+
+static int sroce_create_srq(struct ib_srq *ibsrq,
+			    struct ib_srq_init_attr *init,
+			    struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	u32 num;
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!init->attr.max_wr || init->attr.max_wr > SROCE_MAX_SRQ_WR ||
+	    init->attr.max_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	if (!sroce_udata_in_ok(udata))
+		return -EOPNOTSUPP;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	if (atomic_inc_return(&dev->num_srq) > SROCE_MAX_SRQ) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&srq->lock);
+	refcount_set(&srq->ref, 1);
+	srq->pd = to_spd(ibsrq->pd);
+	srq->is_user = !!udata;
+	srq->max_sge = max(init->attr.max_sge, 1U);
+	/* The limit is only armed by modify_srq (IBA: ignored at create). */
+	srq->limit = 0;
+	num = sroce_queue_num(init->attr.max_wr);
+	err = sroce_queue_init(&srq->rq, num, sroce_recv_stride(srq->max_sge));
+	if (err)
+		goto err_count;
+	err = xa_alloc_cyclic(&dev->srqs, &srq->srq_num, srq,
+			      XA_LIMIT(1, (1U << 24) - 1), &dev->next_srq,
+			      GFP_KERNEL);
+	if (err < 0)
+		goto err_queue;
+	if (udata) {
+		err = sroce_queue_map(&srq->rq, sroce_udata_uctx(udata),
+				      &resp.mi);
+		if (err)
+			goto err_xa;
+		resp.srq_num = srq->srq_num;
+		err = sroce_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_xa;
+	}
+	init->attr.max_wr = num;
+	init->attr.max_sge = srq->max_sge;
+	init->attr.srq_limit = 0;
+	return 0;
+
+err_xa:
+	xa_erase(&dev->srqs, srq->srq_num);
+err_queue:
+	sroce_queue_cleanup(&srq->rq);
+err_count:
+	atomic_dec(&dev->num_srq);
+	return err;
+}
+
+static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+
+	if (!sroce_udata_in_ok(udata))
+		return -EOPNOTSUPP;
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	/* Growing an SRQ in place is not offered. */
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;
+	if (mask & IB_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->rq.num)
+			return -EINVAL;
+		spin_lock_irqsave(&srq->lock, flags);
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	return 0;
+}
+
+static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	attr->max_wr = srq->rq.num;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	/* ib_core refuses while QPs are attached, so no consumer is left. */
+	xa_erase(&dev->srqs, srq->srq_num);
+	sroce_queue_cleanup(&srq->rq);
+	atomic_dec(&dev->num_srq);
+	return 0;
+}
+
+static int sroce_post_srq_recv(struct ib_srq *ibsrq,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_queue *q = &srq->rq;
+	unsigned long flags;
+	int err = 0;
+
+	if (srq->is_user) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		struct sroce_recv_wqe *e;
+		struct sroce_sge *sge;
+		int i;
+
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		if (q->kpeer - q->kidx >= q->num) {
+			err = -ENOMEM;
+			break;
+		}
+		e = sroce_queue_slot(q, q->kpeer);
+		e->wr_id = wr->wr_id;
+		e->num_sge = wr->num_sge;
+		e->rsvd = 0;
+		sge = (struct sroce_sge *)(e + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		q->kpeer++;
+		/* Entries are written before the index that publishes them. */
+		smp_store_release(&q->ctl->prod, q->kpeer);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * Copy one receive WQE out of @q (its consumer lock held) and check it.
+ * -EAGAIN: empty; -EIO: the ring is corrupt; -EINVAL: the WQE is bad but
+ * consumed, @out->wr_id is valid.
+ */
+int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *out)
+{
+	struct sroce_recv_wqe hdr;
+	u64 total = 0;
+	u32 count, i;
+	void *slot;
+
+	if (sroce_queue_avail(q, q->kidx, &count))
+		return -EIO;
+	if (!count)
+		return -EAGAIN;
+	slot = sroce_queue_slot(q, q->kidx);
+	memcpy(&hdr, slot, sizeof(hdr));
+	q->kidx++;
+	out->wr_id = hdr.wr_id;
+	out->num_sge = 0;
+	out->total_len = 0;
+	if (hdr.num_sge > max_sge) {
+		sroce_queue_publish_cons(q);
+		return -EINVAL;
+	}
+	memcpy(out->sge, slot + SROCE_RECV_WQE_HDR,
+	       hdr.num_sge * sizeof(struct sroce_sge));
+	sroce_queue_publish_cons(q);
+	for (i = 0; i < hdr.num_sge; i++)
+		total += out->sge[i].length;
+	if (total > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	out->num_sge = hdr.num_sge;
+	out->total_len = total;
+	return 0;
+}
+
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_rwqe *out)
+{
+	struct ib_event ev = {};
+	unsigned long flags;
+	bool fire = false;
+	u32 left;
+	int err;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	err = sroce_recv_take(&srq->rq, srq->max_sge, out);
+	if (err == -EIO)
+		sroce_queue_set_state(&srq->rq, SROCE_RING_ERROR);
+	if ((!err || err == -EINVAL) && srq->limit &&
+	    !sroce_queue_avail(&srq->rq, srq->rq.kidx, &left) &&
+	    left < srq->limit) {
+		/* Fires once; the owner re-arms with modify_srq. */
+		srq->limit = 0;
+		fire = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (fire && srq->ibsrq.event_handler) {
+		ev.device = srq->ibsrq.device;
+		ev.element.srq = &srq->ibsrq;
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	return err;
+}
+
+const struct ib_device_ops sroce_srq_ops = {
+	.create_srq = sroce_create_srq,
+	.modify_srq = sroce_modify_srq,
+	.query_srq = sroce_query_srq,
+	.destroy_srq = sroce_destroy_srq,
+	.post_srq_recv = sroce_post_srq_recv,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+};

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Device life cycle: `rdma link add` creates one sroce device on top of an
+ * Ethernet netdev, netdev events drive its port, and the device goes away
+ * on `rdma link delete`, when its netdev is unregistered, or at module
+ * unload.
+ *
+ * Lifetime rules (see DESIGN.md):
+ *  - sroce_dev_list holds every device from just before ib_register_device()
+ *    until dealloc_driver; writers take sroce_dev_mutex, readers use RCU.
+ *  - A reader only uses a device it found after ib_device_try_get()
+ *    succeeded; that registration reference makes unregistration wait for
+ *    sroce_dev_put(), so the receive path never sees a half torn down
+ *    device.  ib_core frees the memory with kfree_rcu(), so a reader that
+ *    lost the race still walks valid memory.
+ *  - dealloc_driver releases everything the driver allocated.
+ */
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+
+#include "sroce.h"
+
+static LIST_HEAD(sroce_dev_list);
+static DEFINE_MUTEX(sroce_dev_mutex);	/* writers of sroce_dev_list */
+
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct sroce_dev *dev, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(dev, &sroce_dev_list, list) {
+		if (dev->ndev != ndev)
+			continue;
+		if (ib_device_try_get(&dev->ibdev))
+			found = dev;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+void sroce_dev_put(struct sroce_dev *dev)
+{
+	ib_device_put(&dev->ibdev);
+}
+
+/* Largest IB MTU whose packets, with every RoCEv2 header, fit the netdev. */
+static enum ib_mtu sroce_mtu_for(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu = iboe_get_mtu(ndev_mtu);
+
+	return mtu ? mtu : IB_MTU_256;
+}
+
+static enum ib_port_state sroce_port_state_for(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+	       IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static void sroce_port_event(struct sroce_dev *dev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.element.port_num = SROCE_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/* Called under RTNL, which orders it against every other netdev event. */
+static void sroce_port_update(struct sroce_dev *dev)
+{
+	enum ib_port_state state = sroce_port_state_for(dev->ndev);
+
+	WRITE_ONCE(dev->active_mtu, sroce_mtu_for(READ_ONCE(dev->ndev->mtu)));
+	if (state == READ_ONCE(dev->port_state))
+		return;
+	WRITE_ONCE(dev->port_state, state);
+	sroce_port_event(dev, state == IB_PORT_ACTIVE ?
+			 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+}
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sroce_dev *dev;
+
+	/*
+	 * A device still registering is not found here; newlink re-reads the
+	 * netdev under RTNL once registration is done, and NETDEV_UNREGISTER
+	 * is re-sent while the netdev waits for our reference.
+	 */
+	dev = sroce_dev_get_by_netdev(ndev);
+	if (!dev)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* ib_unregister_device() may take RTNL: do it from a work. */
+		ib_unregister_device_queued(&dev->ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sroce_port_update(dev);
+		break;
+	default:
+		break;
+	}
+	sroce_dev_put(dev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_netdev_nb = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *dev = to_sdev(ibdev);
+
+	mutex_lock(&sroce_dev_mutex);
+	list_del_rcu(&dev->list);
+	mutex_unlock(&sroce_dev_mutex);
+
+	/* Every object is gone by now; a leftover is a bug worth a line. */
+	if (!xa_empty(&dev->qps) || !xa_empty(&dev->mrs) ||
+	    !xa_empty(&dev->ahs) || !xa_empty(&dev->srqs))
+		pr_err("sroce: %s freed with objects still in its tables\n",
+		       dev_name(&ibdev->dev));
+	xa_destroy(&dev->qps);
+	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->ahs);
+	xa_destroy(&dev->srqs);
+	free_percpu(dev->counters);
+	netdev_put(dev->ndev, &dev->ndev_tracker);
+}
+
+static const struct ib_device_ops sroce_life_ops = {
+	.dealloc_driver = sroce_dealloc_driver,
+};
+
+static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	INIT_LIST_HEAD(&dev->list);
+
+	/*
+	 * QPN 0 and 1 are special and index 0 of the key and AH spaces is
+	 * kept invalid, so a zeroed field never names a live object.  AHs may
+	 * be created and destroyed in atomic context, hence the IRQ lock.
+	 */
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
+
+	dev->port_state = sroce_port_state_for(ndev);
+	dev->active_mtu = sroce_mtu_for(READ_ONCE(ndev->mtu));
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc), "sroce %s",
+		 netdev_name(ndev));
+	sroce_dev_attr_init(dev);
+
+	ib_set_device_ops(ibdev, &sroce_life_ops);
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ib_set_device_ops(ibdev, &sroce_mr_ops);
+	ib_set_device_ops(ibdev, &sroce_cq_ops);
+	ib_set_device_ops(ibdev, &sroce_srq_ops);
+	ib_set_device_ops(ibdev, &sroce_qp_ops);
+	ib_set_device_ops(ibdev, &sroce_stats_ops);
+
+	/*
+	 * ib_core leaves these two write() commands off unless the driver
+	 * asks: the user SQ doorbell is a post_send with no WRs, and
+	 * ibv_req_notify_cq needs the kernel to arm the CQ.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+}
+
+static int sroce_check_name(const char *name)
+{
+	struct ib_device *other;
+
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_err("sroce: an RDMA device named %s already exists\n", name);
+		return -EEXIST;
+	}
+	/* libsroce recognises its devices by this prefix. */
+	if (strncmp(name, SROCE_DEV_NAME_PREFIX,
+		    strlen(SROCE_DEV_NAME_PREFIX))) {
+		pr_err("sroce: device name %s must start with \"%s\"\n", name,
+		       SROCE_DEV_NAME_PREFIX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sroce_check_netdev(struct net_device *ndev)
+{
+	if (ndev->type != ARPHRD_ETHER || (ndev->flags & IFF_LOOPBACK)) {
+		pr_err("sroce: %s is not an Ethernet device\n",
+		       netdev_name(ndev));
+		return -EINVAL;
+	}
+	/* GIDs of a VLAN are reported on the device below it. */
+	if (is_vlan_dev(ndev)) {
+		pr_err("sroce: %s is a VLAN; use the device below it\n",
+		       netdev_name(ndev));
+		return -EPERM;
+	}
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+		return -ENODEV;
+	return 0;
+}
+
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	const char *name = ibdev_name[0] ? ibdev_name : SROCE_DEV_NAME_PREFIX "%d";
+	struct sroce_dev *dev, *it;
+	int err;
+
+	err = sroce_check_netdev(ndev);
+	if (err)
+		return err;
+	if (ibdev_name[0]) {
+		err = sroce_check_name(ibdev_name);
+		if (err)
+			return err;
+	}
+
+	dev = ib_alloc_device(sroce_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->counters = alloc_percpu(struct sroce_counters);
+	if (!dev->counters) {
+		ib_dealloc_device(&dev->ibdev);
+		return -ENOMEM;
+	}
+	sroce_dev_setup(dev, ndev);
+
+	err = ib_device_set_netdev(&dev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+
+	/* The duplicate check and the insertion must be one step. */
+	mutex_lock(&sroce_dev_mutex);
+	list_for_each_entry(it, &sroce_dev_list, list) {
+		if (it->ndev == ndev) {
+			mutex_unlock(&sroce_dev_mutex);
+			pr_err("sroce: %s already has device %s\n",
+			       netdev_name(ndev), dev_name(&it->ibdev.dev));
+			err = -EEXIST;
+			goto err_dealloc;
+		}
+	}
+	list_add_tail_rcu(&dev->list, &sroce_dev_list);
+	mutex_unlock(&sroce_dev_mutex);
+
+	/*
+	 * Once registered, `rdma link delete` or a netdev removal may free
+	 * the device at any moment: keep its memory until we are done here.
+	 */
+	get_device(&dev->ibdev.dev);
+	err = ib_register_device(&dev->ibdev, name, NULL);
+	if (err) {
+		/* ib_core reports a name taken in the meantime as -ENFILE. */
+		if (err == -ENFILE) {
+			pr_err("sroce: an RDMA device named %s already exists\n",
+			       name);
+			err = -EEXIST;
+		}
+		ib_dealloc_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+		return err;
+	}
+
+	/*
+	 * Events that came while registering found no device: catch up now,
+	 * with RTNL holding further events back.
+	 */
+	rtnl_lock();
+	if (ib_device_try_get(&dev->ibdev)) {
+		if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+			ib_unregister_device_queued(&dev->ibdev);
+		else
+			sroce_port_update(dev);
+		sroce_dev_put(dev);
+	}
+	rtnl_unlock();
+	put_device(&dev->ibdev.dev);
+	return 0;
+
+err_dealloc:
+	/* Not listed: dealloc_driver's list_del_rcu() sees a lone node. */
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+int sroce_dev_init(void)
+{
+	return register_netdevice_notifier(&sroce_netdev_nb);
+}
+
+void sroce_dev_exit(void)
+{
+	struct sroce_dev *dev, *prev = NULL;
+
+	/*
+	 * ib_unregister_device() disassociates open user contexts instead of
+	 * waiting for them, and fences a queued unregistration that already
+	 * started; dealloc_driver takes the device off the list.
+	 */
+	for (;;) {
+		mutex_lock(&sroce_dev_mutex);
+		dev = list_first_entry_or_null(&sroce_dev_list,
+					       struct sroce_dev, list);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&sroce_dev_mutex);
+		if (!dev)
+			break;
+		if (dev == prev) {
+			put_device(&dev->ibdev.dev);
+			pr_err("sroce: %s would not unregister\n",
+			       dev_name(&dev->ibdev.dev));
+			break;
+		}
+		ib_unregister_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+		prev = dev;
+	}
+	unregister_netdevice_notifier(&sroce_netdev_nb);
+}

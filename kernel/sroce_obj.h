@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Private to the objects role (MR/MW, CQ, SRQ, QP files): helpers shared
+ * between them that nobody else should call.
+ */
+#ifndef SROCE_OBJ_H
+#define SROCE_OBJ_H
+
+#include <rdma/uverbs_ioctl.h>
+#include "sroce.h"
+
+/* Driver input we do not define must be absent or all zero. */
+static inline bool sroce_udata_in_ok(struct ib_udata *udata)
+{
+	return !udata || !udata->inlen ||
+	       ib_is_udata_cleared(udata, 0, udata->inlen);
+}
+
+/* A response must fit entirely: a short buffer means a mismatched ABI. */
+static inline int sroce_udata_out(struct ib_udata *udata, void *resp,
+				  size_t len)
+{
+	if (udata->outlen < len)
+		return -EINVAL;
+	return ib_copy_to_udata(udata, resp, len);
+}
+
+static inline struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
+{
+	return &rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+					  ibuc)->ibuc;
+}
+
+/*
+ * sroce_cq_post() without calling the completion handler: for callers
+ * holding a QP lock the handler's owner might need (it may post again).
+ * Call sroce_cq_notify() once the lock is dropped if *@notify was set.
+ */
+int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+			bool solicited, bool *notify);
+void sroce_cq_notify(struct sroce_cq *cq);
+
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+
+/* sroce_srq.c: take from a receive ring whose consumer lock is held. */
+int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *out);
+
+/* sroce_qp.c: with the QP in ERR, complete everything outstanding. */
+void sroce_qp_flush(struct sroce_qp *qp);
+/* sroce_qp_post.c */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void sroce_sq_flush(struct sroce_qp *qp);
+void sroce_rq_flush(struct sroce_qp *qp);
+
+#endif /* SROCE_OBJ_H */

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The requester: turns send WQEs into packets.
+ *
+ * Every fetched WQE stays in a window (req.oldest, req.nfetched) until the
+ * completer retires it.  A WQE gets its PSN range when it is first
+ * started; PSNs are a pure function of the message length and path MTU,
+ * so a retransmission (go-back-N from any PSN) rebuilds byte-identical
+ * packets from the WQE and its offset.
+ *
+ * All of it runs under qp->req.lock with bottom halves disabled, either
+ * in the poster's context (direct) or in the engine's work item.
+ */
+#include <linux/interrupt.h>
+#include "sroce.h"
+#include "sroce_psn.h"
+
+/*
+ * Unacknowledged PSNs in flight per RC QP.  Bounded so one QP cannot fill
+ * the netdev's queue; ACKs reopen it.  AckReq goes out often enough that
+ * the responder's ACKs keep the window open well before it fills.
+ */
+#define SROCE_REQ_WINDOW	128
+#define SROCE_ACKREQ_EVERY	(SROCE_REQ_WINDOW / 4)
+/* Packets one run may send before yielding the CPU to other QPs. */
+#define SROCE_REQ_BUDGET	64
+
+static struct sroce_swqe *req_wqe(struct sroce_qp *qp, u32 i)
+{
+	return &qp->swqe[(qp->req.oldest + i) & (qp->sq.num - 1)];
+}
+
+u32 sroce_req_mtu(const struct sroce_qp *qp)
+{
+	int mtu;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+		if (qp->mtu >= 256 && qp->mtu <= 4096)
+			return qp->mtu;
+	}
+	mtu = ib_mtu_enum_to_int(qp->dev->active_mtu);
+	return mtu > 0 ? mtu : 1024;
+}
+
+static bool req_is_rc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+static bool req_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+static void req_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			 enum ib_wc_status status)
+{
+	swqe->st.status = status;
+	swqe->st.done = true;
+	qp->req.err = true;
+	sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+}
+
+/*
+ * Classify a WQE the first time the requester reaches it: length, PSN
+ * range, completion opcode, and whether it may start now.  Returns 0 to
+ * go ahead (or when the WQE failed and is done), -EBUSY to wait.
+ */
+static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	const struct sroce_send_wqe *wqe = &swqe->wqe;
+	struct sroce_swqe_state *st = &swqe->st;
+	struct sroce_req *req = &qp->req;
+	u32 mtu = sroce_req_mtu(qp);
+	u32 max_rd;
+	u64 len = 0;
+	u32 i;
+	int err;
+
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		st->wc_opcode = IB_UVERBS_WC_SEND;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		st->wc_opcode = IB_UVERBS_WC_SEND;
+		if (!req_is_rc(qp))
+			goto bad_op;
+		break;
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		st->wc_opcode = IB_UVERBS_WC_RDMA_WRITE;
+		if (req_is_ud(qp))
+			goto bad_op;
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+		st->wc_opcode = IB_UVERBS_WC_RDMA_READ;
+		st->rd_atomic = true;
+		if (!req_is_rc(qp))
+			goto bad_op;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		st->wc_opcode = IB_UVERBS_WC_COMP_SWAP;
+		st->rd_atomic = true;
+		if (!req_is_rc(qp))
+			goto bad_op;
+		break;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		st->wc_opcode = IB_UVERBS_WC_FETCH_ADD;
+		st->rd_atomic = true;
+		if (!req_is_rc(qp))
+			goto bad_op;
+		break;
+	case IB_UVERBS_WR_LOCAL_INV:
+		st->wc_opcode = IB_UVERBS_WC_LOCAL_INV;
+		st->local = true;
+		break;
+	case IB_UVERBS_WR_BIND_MW:
+		st->wc_opcode = IB_UVERBS_WC_BIND_MW;
+		st->local = true;
+		break;
+	case IB_WR_REG_MR:
+		st->wc_opcode = IB_WC_REG_MR;
+		st->local = true;
+		if (qp->is_user)
+			goto bad_op;
+		break;
+	default:
+		goto bad_op;
+	}
+
+	/* A fence waits for every earlier READ/atomic to complete. */
+	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_out)
+		return -EBUSY;
+	if (st->rd_atomic) {
+		max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
+		if (req->rd_out >= max_rd)
+			return -EBUSY;
+	}
+
+	if (st->local) {
+		switch (wqe->opcode) {
+		case IB_UVERBS_WR_LOCAL_INV:
+			err = sroce_mr_invalidate(qp->dev, qp->pd,
+						  wqe->ex.invalidate_rkey, qp,
+						  false);
+			break;
+		case IB_UVERBS_WR_BIND_MW:
+			err = sroce_mw_bind(qp, swqe);
+			break;
+		default:
+			err = sroce_mr_fast_reg(qp, swqe);
+			break;
+		}
+		st->started = true;
+		if (err) {
+			req_fail_wqe(qp, swqe, wqe->opcode == IB_UVERBS_WR_BIND_MW ?
+				     IB_WC_MW_BIND_ERR : IB_WC_LOC_PROT_ERR);
+			return 0;
+		}
+		st->status = IB_WC_SUCCESS;
+		st->done = true;
+		return 0;
+	}
+
+	if ((wqe->send_flags & IB_SEND_INLINE) && !st->rd_atomic) {
+		len = min_t(u32, wqe->inline_len, SROCE_MAX_INLINE);
+	} else {
+		for (i = 0; i < min_t(u32, wqe->num_sge, SROCE_MAX_SGE); i++)
+			len += swqe->sge[i].length;
+	}
+	st->started = true;
+	if (len > SROCE_MAX_MSG_SIZE || (req_is_ud(qp) && len > mtu)) {
+		req_fail_wqe(qp, swqe, IB_WC_LOC_LEN_ERR);
+		return 0;
+	}
+	st->len = len;
+	if (st->rd_atomic && wqe->opcode != IB_UVERBS_WR_RDMA_READ) {
+		/* the original value lands in the first 8 bytes */
+		if (len < sizeof(u64)) {
+			req_fail_wqe(qp, swqe, IB_WC_LOC_LEN_ERR);
+			return 0;
+		}
+		st->len = sizeof(u64);
+	}
+	if (st->rd_atomic && wqe->opcode != IB_UVERBS_WR_RDMA_READ)
+		st->npkts = 1;
+	else
+		st->npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+	st->first_psn = req->high_psn;
+	st->last_psn = sroce_psn_add(st->first_psn, st->npkts - 1);
+	req->high_psn = sroce_psn_add(st->last_psn, 1);
+	st->sent = 0;
+	st->acked = 0;
+	if (st->rd_atomic)
+		req->rd_out++;
+	return 0;
+
+bad_op:
+	st->started = true;
+	req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+	return 0;
+}
+
+static u8 req_service(const struct sroce_qp *qp)
+{
+	if (req_is_ud(qp))
+		return SROCE_OPC_UD;
+	return req_is_rc(qp) ? SROCE_OPC_RC : SROCE_OPC_UC;
+}
+
+/* Opcode of a SEND/WRITE packet; @first/@last select FIRST/MIDDLE/LAST/ONLY. */
+static u8 req_data_opcode(const struct sroce_qp *qp, u32 wr, bool first,
+			  bool last)
+{
+	bool write = wr == IB_UVERBS_WR_RDMA_WRITE ||
+		     wr == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = wr == IB_UVERBS_WR_SEND_WITH_IMM ||
+		   wr == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+	bool inv = wr == IB_UVERBS_WR_SEND_WITH_INV;
+	u8 op;
+
+	if (first && last) {
+		if (write)
+			op = imm ? SROCE_OP_WRITE_ONLY_IMM : SROCE_OP_WRITE_ONLY;
+		else if (inv)
+			op = SROCE_OP_SEND_ONLY_INV;
+		else
+			op = imm ? SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY;
+	} else if (first) {
+		op = write ? SROCE_OP_WRITE_FIRST : SROCE_OP_SEND_FIRST;
+	} else if (!last) {
+		op = write ? SROCE_OP_WRITE_MIDDLE : SROCE_OP_SEND_MIDDLE;
+	} else if (write) {
+		op = imm ? SROCE_OP_WRITE_LAST_IMM : SROCE_OP_WRITE_LAST;
+	} else if (inv) {
+		op = SROCE_OP_SEND_LAST_INV;
+	} else {
+		op = imm ? SROCE_OP_SEND_LAST_IMM : SROCE_OP_SEND_LAST;
+	}
+	return req_service(qp) | op;
+}
+
+/*
+ * Build and send the next packet of @swqe.  Returns 0 when a packet was
+ * handed to the network, -ENOMEM when no skb could be had (nothing
+ * changed; try again later), or -EFAULT when the WQE failed.
+ */
+static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	const struct sroce_send_wqe *wqe = &swqe->wqe;
+	struct sroce_swqe_state *st = &swqe->st;
+	struct sroce_req *req = &qp->req;
+	const struct sroce_av *av = &qp->av;
+	struct sroce_pkt_hdrs h = {};
+	u32 mtu = sroce_req_mtu(qp);
+	u32 off = st->sent, paylen = 0, tlen;
+	bool first, last, payload = false;
+	struct sk_buff *skb;
+	u8 *buf;
+	int hl;
+
+	h.pkey = SROCE_DEFAULT_PKEY;
+	h.psn = sroce_psn_add(st->first_psn, off / mtu);
+
+	if (req_is_ud(qp)) {
+		av = swqe->av;
+		if (!av) {
+			req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+			return -EFAULT;
+		}
+		h.qpn = wqe->wr.ud.remote_qpn & SROCE_24BIT_MASK;
+		h.deth_sqp = qp->ibqp.qp_num;
+		if (qp->ibqp.qp_type == IB_QPT_GSI)
+			h.deth_qkey = SROCE_GSI_QKEY;
+		else if (wqe->wr.ud.remote_qkey & SROCE_QKEY_PRIV_BIT)
+			h.deth_qkey = qp->attr.qkey;
+		else
+			h.deth_qkey = wqe->wr.ud.remote_qkey;
+	} else {
+		h.qpn = qp->attr.dest_qp_num & SROCE_24BIT_MASK;
+	}
+
+	switch (wqe->opcode) {
+	case IB_UVERBS_WR_RDMA_READ:
+		h.opcode = SROCE_RC_READ_REQUEST;
+		h.reth_va = wqe->wr.rdma.remote_addr + off;
+		h.reth_rkey = wqe->wr.rdma.rkey;
+		h.reth_len = st->len - off;
+		first = last = true;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		h.opcode = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+			   SROCE_RC_CMP_SWAP : SROCE_RC_FETCH_ADD;
+		h.atm_va = wqe->wr.atomic.remote_addr;
+		h.atm_rkey = wqe->wr.atomic.rkey;
+		h.atm_swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				 wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
+		h.atm_compare = wqe->wr.atomic.compare_add;
+		first = last = true;
+		break;
+	default:
+		payload = true;
+		paylen = min(mtu, st->len - off);
+		first = off == 0;
+		last = off + paylen >= st->len;
+		h.opcode = req_data_opcode(qp, wqe->opcode, first, last);
+		if (first && (wqe->opcode == IB_UVERBS_WR_RDMA_WRITE ||
+			      wqe->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM)) {
+			h.reth_va = wqe->wr.rdma.remote_addr;
+			h.reth_rkey = wqe->wr.rdma.rkey;
+			h.reth_len = st->len;
+		}
+		h.imm = wqe->ex.imm_data;
+		h.ieth_rkey = wqe->ex.invalidate_rkey;
+		h.se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+		       wqe->opcode != IB_UVERBS_WR_RDMA_WRITE;
+		h.pad = sroce_pad_for(paylen);
+		break;
+	}
+
+	if (req_is_rc(qp))
+		h.ackreq = last ||
+			   sroce_psn_diff(h.psn, req->ackreq_psn) >=
+			   SROCE_ACKREQ_EVERY ||
+			   sroce_psn_diff(sroce_psn_next(h.psn), qp->comp.psn) >=
+			   SROCE_REQ_WINDOW;
+
+	tlen = sroce_opcode_info(h.opcode)->hdr_len + paylen + h.pad;
+	skb = sroce_net_alloc_skb(qp, av, tlen);
+	if (unlikely(!skb))
+		return -ENOMEM;
+	buf = skb_put(skb, tlen);
+	hl = sroce_pkt_build(buf, tlen, &h);
+	if (unlikely(hl < 0 || hl + paylen + h.pad != tlen)) {
+		kfree_skb(skb);
+		req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+		return -EFAULT;
+	}
+	if (payload && paylen) {
+		if (wqe->send_flags & IB_SEND_INLINE) {
+			/* inline_len was bounded by req_start() */
+			memcpy(buf + hl, swqe->inline_data + off, paylen);
+		} else if (sroce_sge_copy(qp->dev, qp->pd, swqe->sge,
+					  wqe->num_sge, off, buf + hl, paylen,
+					  0, SROCE_FROM_MR)) {
+			kfree_skb(skb);
+			req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
+			return -EFAULT;
+		}
+	}
+	memset(buf + hl + paylen, 0, h.pad);
+
+	/* Progress is recorded before the send: loopback may ACK at once. */
+	if (h.ackreq)
+		req->ackreq_psn = h.psn;
+	if (st->rd_atomic) {
+		st->sent = st->len;
+		req->psn = sroce_psn_add(st->last_psn, 1);
+	} else {
+		st->sent = off + paylen;
+		req->psn = sroce_psn_next(h.psn);
+	}
+	if (last) {
+		req->cur++;
+		if (!req_is_rc(qp)) {
+			st->status = IB_WC_SUCCESS;
+			st->done = true;
+		}
+	}
+
+	/* A lost RC packet is recovered by the ACK timer like any loss. */
+	sroce_net_xmit(qp, av, skb);
+	if (req_is_rc(qp))
+		sroce_comp_arm_retry(qp, false);
+	return 0;
+}
+
+static bool req_can_send(struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->state) == IB_QPS_RTS && !qp->req.rnr_wait &&
+	       !qp->req.err && !qp->req.stopped && qp->sq.num;
+}
+
+/*
+ * Send up to @budget packets.  Returns true if the budget ran out while
+ * work remained, so the caller reschedules.
+ */
+static bool req_process(struct sroce_qp *qp, int budget)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *swqe;
+	int err;
+
+	req->blocked = false;
+	while (req_can_send(qp)) {
+		if (req->cur == req->nfetched) {
+			if (req->nfetched >= qp->sq.num)
+				break;
+			swqe = sroce_sq_fetch(qp);
+			if (!swqe)
+				break;
+			if (!req->nfetched)
+				req->oldest = swqe - qp->swqe;
+			req->nfetched++;
+			memset(&swqe->st, 0, sizeof(swqe->st));
+		}
+		swqe = req_wqe(qp, req->cur);
+		if (!swqe->st.started && req_start(qp, swqe)) {
+			req->blocked = true;
+			break;
+		}
+		if (swqe->st.done || swqe->st.local) {
+			req->cur++;
+			continue;
+		}
+		if (req_is_rc(qp) &&
+		    sroce_psn_diff(req->psn, qp->comp.psn) >= SROCE_REQ_WINDOW) {
+			req->blocked = true;
+			break;
+		}
+		if (budget-- <= 0)
+			return true;
+		err = req_send_pkt(qp, swqe);
+		if (err == -ENOMEM)
+			return true;
+		if (err)
+			req->cur++;
+	}
+	return false;
+}
+
+void sroce_req_raise_error(struct sroce_qp *qp)
+{
+	bool raise;
+
+	spin_lock_bh(&qp->req.lock);
+	raise = qp->req.err && !qp->req.err_raised;
+	if (raise)
+		qp->req.err_raised = true;
+	spin_unlock_bh(&qp->req.lock);
+	/* The failed WQE's CQE reports it: no async event (CQ_ERR == 0). */
+	if (raise)
+		sroce_qp_error(qp, IB_EVENT_CQ_ERR);
+}
+
+static void req_run(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool more, fatal;
+
+	spin_lock_bh(&req->lock);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		sroce_comp_flush(qp);
+		spin_unlock_bh(&req->lock);
+		return;
+	}
+	more = req_process(qp, SROCE_REQ_BUDGET);
+	/* UD/UC WQEs are done once sent; so are failed local ones. */
+	sroce_comp_complete(qp);
+	if (more)
+		sroce_req_schedule(qp);
+	fatal = req->err && !req->err_raised;
+	spin_unlock_bh(&req->lock);
+	if (fatal)
+		sroce_req_raise_error(qp);
+}
+
+void sroce_req_work(struct work_struct *work)
+{
+	req_run(container_of(work, struct sroce_qp, req.work));
+}
+
+void sroce_req_kick(struct sroce_qp *qp)
+{
+	/*
+	 * Posters in atomic context (softirq, IRQs off, or inside our own
+	 * completion callbacks) must not take req.lock: defer to the work.
+	 */
+	if (in_interrupt() || irqs_disabled())
+		sroce_req_schedule(qp);
+	else
+		req_run(qp);
+}
+
+void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 mtu = sroce_req_mtu(qp);
+	struct sroce_swqe_state *st;
+	bool found = false;
+	u32 i, k;
+
+	for (i = 0; i < req->nfetched; i++) {
+		st = &req_wqe(qp, i)->st;
+		if (!st->started)
+			break;
+		if (st->done || st->local)
+			continue;
+		if (sroce_psn_before(psn, st->first_psn)) {
+			st->sent = 0;
+		} else if (sroce_psn_before_eq(psn, st->last_psn)) {
+			/* atomics and empty messages have one PSN: k is 0 */
+			k = sroce_psn_diff(psn, st->first_psn);
+			st->sent = min_t(u64, st->len, (u64)k * mtu);
+		} else {
+			continue;
+		}
+		if (!found) {
+			req->cur = i;
+			found = true;
+		}
+	}
+	if (found)
+		req->psn = psn;
+}

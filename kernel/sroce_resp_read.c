@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Responder, RC READ and atomic requests: responder resources (a ring of
+ * max_dest_rd_atomic entries that lets duplicates be answered without
+ * executing twice), READ responses sent a budget of packets per softirq
+ * pass, and the backlog of requests that wait behind such a response.
+ */
+#include <linux/skbuff.h>
+
+#include "sroce_resp.h"
+#include "sroce_psn.h"
+
+void sroce_resp_read_end(struct sroce_resp *resp)
+{
+	if (resp->read_mr) {
+		sroce_mr_put(resp->read_mr);
+		resp->read_mr = NULL;
+	}
+	resp->read_busy = false;
+}
+
+/*
+ * Locked: send READ response packets while the budget lasts.  A response
+ * to a request's first PSN starts with FIRST/ONLY; a replay from inside an
+ * earlier response continues with MIDDLE/LAST, which is what a requester
+ * (and rxe) expects after a partial response.
+ */
+static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 mtu = sroce_resp_mtu(qp);
+	struct sroce_pkt_hdrs h;
+	bool last;
+	int err;
+	u32 n;
+
+	while (*budget) {
+		n = min(resp->read_len, mtu);
+		last = n == resp->read_len;
+		memset(&h, 0, sizeof(h));
+		if (resp->read_first)
+			h.opcode = last ? SROCE_RC_READ_RESP_ONLY :
+					  SROCE_RC_READ_RESP_FIRST;
+		else
+			h.opcode = last ? SROCE_RC_READ_RESP_LAST :
+					  SROCE_RC_READ_RESP_MIDDLE;
+		h.psn = resp->read_psn;
+		h.aeth_syn = SROCE_AETH_ACK_UNLIMITED;
+		h.aeth_msn = resp->msn & SROCE_24BIT_MASK;
+		(*budget)--;
+		err = sroce_resp_xmit(qp, &h, resp->read_mr, resp->read_va, n);
+		/* a lost response is recovered by the requester's retry */
+		if (err || last) {
+			sroce_resp_read_end(resp);
+			return;
+		}
+		resp->read_va += n;
+		resp->read_len -= n;
+		resp->read_psn = sroce_psn_next(resp->read_psn);
+		resp->read_first = false;
+	}
+	sroce_resp_schedule(qp);
+}
+
+/* Locked: start answering a READ; takes over the caller's MR reference. */
+static void resp_read_start(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
+			    u32 len, u32 psn, bool first)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 budget = SROCE_RESP_BUDGET;
+
+	sroce_resp_flush_ack(qp);
+	resp->read_busy = true;
+	resp->read_mr = mr;
+	resp->read_va = va;
+	resp->read_len = len;
+	resp->read_psn = psn;
+	resp->read_first = first;
+	resp_read_pump(qp, &budget);
+}
+
+/*
+ * Locked: keep a request that arrived while a READ response is still being
+ * sent; it must not be answered (nor overtake it) before that is done.
+ */
+void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sk_buff *skb = rx->skb;
+
+	if (skb_queue_len(&resp->backlog) >= SROCE_RESP_BACKLOG_MAX) {
+		/* the requester retransmits what we could not keep */
+		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		return;
+	}
+	skb_get(skb);
+	/* the receive path's dst may be valid only under its RCU section */
+	skb_dst_drop(skb);
+	__skb_queue_tail(&resp->backlog, skb);
+	sroce_resp_schedule(qp);
+}
+
+/* Locked: continue a READ response, then work through the backlog. */
+void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 budget = SROCE_RESP_BUDGET;
+	struct sroce_rx rx;
+	struct sk_buff *skb;
+
+	if (resp->read_busy)
+		resp_read_pump(qp, &budget);
+	while (!resp->read_busy && !resp->stopped && budget) {
+		skb = __skb_dequeue(&resp->backlog);
+		if (!skb)
+			break;
+		budget--;
+		memset(&rx, 0, sizeof(rx));
+		/* stateless and already passed once: cannot fail now */
+		if (!sroce_pkt_parse(skb->data, skb->len, &rx.pkt)) {
+			rx.skb = skb;
+			rx.payload_off = rx.pkt.payload_off;
+			sroce_resp_rc_rcv(qp, &rx, out, true);
+		}
+		consume_skb(skb);
+	}
+	if (resp->stopped)
+		return;
+	if (!skb_queue_empty(&resp->backlog))
+		sroce_resp_schedule(qp);
+	/* the batch is over: the coalesced ACK goes now */
+	if (!resp->read_busy)
+		sroce_resp_flush_ack(qp);
+}
+
+static struct sroce_resp_res *resp_res_new(struct sroce_resp *resp)
+{
+	struct sroce_resp_res *res = &resp->res[resp->res_head];
+
+	/*
+	 * The requester keeps at most max_rd_atomic (<= our
+	 * max_dest_rd_atomic) of these outstanding, so the oldest slot is
+	 * one it can no longer retransmit.
+	 */
+	if (++resp->res_head == resp->nres)
+		resp->res_head = 0;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+static struct sroce_resp_res *resp_res_find(struct sroce_resp *resp, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < resp->nres; i++) {
+		struct sroce_resp_res *res = &resp->res[i];
+		u32 n;
+
+		if (res->type == SROCE_RES_FREE)
+			continue;
+		n = sroce_psn_sub(res->last_psn, res->first_psn) + 1;
+		if (sroce_psn_in_window(psn, res->first_psn, n))
+			return res;
+	}
+	return NULL;
+}
+
+enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr = NULL;
+	u32 len = pkt->h.reth_len, npkts;
+	u32 mtu = sroce_resp_mtu(qp);
+
+	if (!resp->nres)
+		return RESP_INV_REQ;
+	if (len) {
+		mr = sroce_mr_get(qp->dev, qp->pd, pkt->h.reth_rkey, true,
+				  IB_ACCESS_REMOTE_READ, pkt->h.reth_va, len);
+		if (IS_ERR(mr))
+			return RESP_ACCESS;
+	}
+
+	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+	res = resp_res_new(resp);
+	res->type = SROCE_RES_READ;
+	res->first_psn = pkt->h.psn;
+	res->last_psn = sroce_psn_add(pkt->h.psn, npkts - 1);
+	res->va = pkt->h.reth_va;
+	res->rkey = pkt->h.reth_rkey;
+	res->len = len;
+
+	/* the MSN counts the READ now, before its responses (C9-148) */
+	resp->msn++;
+	resp->psn = sroce_psn_next(res->last_psn);
+
+	resp_read_start(qp, mr, res->va, len, res->first_psn, true);
+	return RESP_OK;
+}
+
+static void resp_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
+{
+	struct sroce_pkt_hdrs h = {
+		.opcode = SROCE_RC_ATOMIC_ACK,
+		.psn = psn,
+		.aeth_syn = SROCE_AETH_ACK_UNLIMITED,
+		.aeth_msn = qp->resp.msn & SROCE_24BIT_MASK,
+		.atmack_orig = orig,
+	};
+
+	sroce_resp_flush_ack(qp);
+	sroce_resp_xmit(qp, &h, NULL, 0, 0);
+}
+
+enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	struct sroce_resp *resp = &qp->resp;
+	bool cmp = pkt->h.opcode == SROCE_RC_CMP_SWAP;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	u64 orig;
+	int err;
+
+	if (!resp->nres || !sroce_atomic_va_ok(pkt->h.atm_va))
+		return RESP_INV_REQ;
+	mr = sroce_mr_get(qp->dev, qp->pd, pkt->h.atm_rkey, true,
+			  IB_ACCESS_REMOTE_ATOMIC, pkt->h.atm_va, sizeof(u64));
+	if (IS_ERR(mr))
+		return RESP_ACCESS;
+	if (cmp)
+		err = sroce_mr_atomic(mr, pkt->h.atm_va, true,
+				      pkt->h.atm_compare, pkt->h.atm_swap_add,
+				      &orig);
+	else
+		err = sroce_mr_atomic(mr, pkt->h.atm_va, false,
+				      pkt->h.atm_swap_add, 0, &orig);
+	sroce_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? RESP_INV_REQ : RESP_ACCESS;
+
+	res = resp_res_new(resp);
+	res->type = SROCE_RES_ATOMIC;
+	res->first_psn = pkt->h.psn;
+	res->last_psn = pkt->h.psn;
+	res->va = pkt->h.atm_va;
+	res->rkey = pkt->h.atm_rkey;
+	res->orig = orig;
+
+	resp->msn++;
+	resp->psn = sroce_psn_next(pkt->h.psn);
+	resp->ack_psn = resp->psn;
+	resp_send_atomic_ack(qp, pkt->h.psn, orig);
+	return RESP_OK;
+}
+
+/*
+ * A request behind the expected PSN: the requester retransmitted because
+ * our answer was lost.  Answer again without executing twice.
+ */
+void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	struct sroce_resp *resp = &qp->resp;
+	u32 fl = pkt->info->flags;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr = NULL;
+	u64 va, end, res_end;
+	u32 len;
+
+	sroce_count(qp->dev, SROCE_CNT_DUP_REQUESTS);
+
+	if (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
+		sroce_resp_defer_ack(qp);
+		return;
+	}
+
+	/* READ or atomic: unknown to the resources -> drop (class D) */
+	res = resp_res_find(resp, pkt->h.psn);
+	if (!res)
+		return;
+
+	if (fl & SROCE_OPF_ATOMIC) {
+		if (res->type == SROCE_RES_ATOMIC &&
+		    res->first_psn == pkt->h.psn)
+			resp_send_atomic_ack(qp, pkt->h.psn, res->orig);
+		return;
+	}
+
+	/* the retry may ask for the tail of the original range only */
+	va = pkt->h.reth_va;
+	len = pkt->h.reth_len;
+	if (res->type != SROCE_RES_READ || pkt->h.reth_rkey != res->rkey)
+		return;
+	res_end = res->va + res->len;
+	end = va + len;
+	if (va < res->va || end < va || end > res_end)
+		return;
+	if (len) {
+		mr = sroce_mr_get(qp->dev, qp->pd, res->rkey, true,
+				  IB_ACCESS_REMOTE_READ, va, len);
+		if (IS_ERR(mr))
+			return;
+	}
+	resp_read_start(qp, mr, va, len, pkt->h.psn,
+			pkt->h.psn == res->first_psn);
+}
