@@ -93,12 +93,12 @@ else
 	@echo "sparse: kernel/Kbuild not present, nothing to check"
 endif
 
-demo: all stage
-	@test -x scripts/demo.sh || { echo "demo: scripts/demo.sh does not exist yet" >&2; exit 1; }
+demo: deps
+	$(MAKE) all
+	$(MAKE) stage
 	scripts/demo.sh
 
 bench: all stage
-	@test -x scripts/bench.sh || { echo "bench: scripts/bench.sh does not exist yet" >&2; exit 1; }
 	scripts/bench.sh
 
 # One repetition of a reduced matrix: checks the benchmark harness itself.

@@ -406,10 +406,10 @@ static enum resp_rc resp_write(struct sroce_qp *qp, struct sroce_rx *rx)
 		resp->resid = pkt->h.reth_len;
 		/* a zero-length write needs no valid key (IBA 9.4.4) */
 		if (resp->dma_len) {
-			mr = sroce_mr_get(qp->dev, qp->pd,
-					  pkt->h.reth_rkey, true,
-					  IB_ACCESS_REMOTE_WRITE,
-					  resp->va, resp->dma_len);
+			mr = sroce_mr_get_qp(qp->dev, qp->pd, qp,
+					     pkt->h.reth_rkey, true,
+					     IB_ACCESS_REMOTE_WRITE,
+					     resp->va, resp->dma_len);
 			if (IS_ERR(mr))
 				return RESP_ACCESS;
 			resp->mr = mr;

@@ -177,8 +177,8 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (!resp->nres)
 		return RESP_INV_REQ;
 	if (len) {
-		mr = sroce_mr_get(qp->dev, qp->pd, pkt->h.reth_rkey, true,
-				  IB_ACCESS_REMOTE_READ, pkt->h.reth_va, len);
+		mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, pkt->h.reth_rkey, true,
+				     IB_ACCESS_REMOTE_READ, pkt->h.reth_va, len);
 		if (IS_ERR(mr))
 			return RESP_ACCESS;
 	}
@@ -226,8 +226,8 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	if (!resp->nres || !sroce_atomic_va_ok(pkt->h.atm_va))
 		return RESP_INV_REQ;
-	mr = sroce_mr_get(qp->dev, qp->pd, pkt->h.atm_rkey, true,
-			  IB_ACCESS_REMOTE_ATOMIC, pkt->h.atm_va, sizeof(u64));
+	mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, pkt->h.atm_rkey, true,
+			     IB_ACCESS_REMOTE_ATOMIC, pkt->h.atm_va, sizeof(u64));
 	if (IS_ERR(mr))
 		return RESP_ACCESS;
 	if (cmp)
@@ -299,8 +299,8 @@ void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (va < res->va || end < va || end > res_end)
 		return;
 	if (len) {
-		mr = sroce_mr_get(qp->dev, qp->pd, res->rkey, true,
-				  IB_ACCESS_REMOTE_READ, va, len);
+		mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, res->rkey, true,
+				     IB_ACCESS_REMOTE_READ, va, len);
 		if (IS_ERR(mr))
 			return;
 	}

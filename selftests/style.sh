@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 0
+# timeout: 900
+#
+# Kernel style gates, run on the host: checkpatch (from the pinned
+# linux-source) must report nothing on any module file, sparse (C=2) must
+# add no warning, and every source file carries the project's SPDX line.
+set -u
+cd "$ROOT" || exit 1
+. scripts/versions.env
+VM_ID=0 . selftests/lib/guest.sh	# only for the TAP helpers
+
+mapfile -t ksrc < <(ls kernel/*.[ch] kernel/uapi/rdma/*.h)
+t_ok "checkpatch clean" perl .cache/linux-src/scripts/checkpatch.pl \
+	--no-tree --quiet --show-types -f "${ksrc[@]}"
+
+# A private copy so this never races the tree's own build products.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r Kbuild kernel "$tmp/"
+make -s -C "/usr/src/linux-headers-$KVER" M="$tmp" C=2 modules \
+	> "$RESULTS/sparse.log" 2>&1
+t_ok "sparse build succeeded" test $? = 0
+t_fail "sparse reports nothing" grep -E 'warning:|error:' "$RESULTS/sparse.log"
+
+spdx_missing() {
+	git ls-files -- '*.c' '*.h' '*.sh' '*.py' 'Makefile' '*/Makefile' \
+		'Kbuild' '*/Kbuild' '*.map' |
+		while read -r f; do
+			head -n 3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause' ||
+				echo "$f"
+		done | grep .
+}
+t_fail "every source file has the SPDX line" spdx_missing
+t_done
