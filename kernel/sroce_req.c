@@ -295,9 +295,14 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 			   SROCE_RC_CMP_SWAP : SROCE_RC_FETCH_ADD;
 		h.atm_va = wqe->wr.atomic.remote_addr;
 		h.atm_rkey = wqe->wr.atomic.rkey;
-		h.atm_swap_add = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-				 wqe->wr.atomic.swap : wqe->wr.atomic.compare_add;
-		h.atm_compare = wqe->wr.atomic.compare_add;
+		/* FETCH_ADD leaves Compare unused: send zeros, not the addend */
+		if (wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) {
+			h.atm_swap_add = wqe->wr.atomic.swap;
+			h.atm_compare = wqe->wr.atomic.compare_add;
+		} else {
+			h.atm_swap_add = wqe->wr.atomic.compare_add;
+			h.atm_compare = 0;
+		}
 		first = last = true;
 		break;
 	default:
