@@ -11,7 +11,7 @@ cd "$ROOT" || exit 1
 . scripts/versions.env
 VM_ID=0 . selftests/lib/guest.sh	# only for the TAP helpers
 
-mapfile -t ksrc < <(ls kernel/*.[ch] kernel/uapi/rdma/*.h)
+mapfile -t ksrc < <(git ls-files -- "kernel/*.[ch]")
 t_ok "checkpatch clean" perl .cache/linux-src/scripts/checkpatch.pl \
 	--no-tree --quiet --show-types -f "${ksrc[@]}"
 
