@@ -45,6 +45,10 @@ int sroce_dealloc_mw(struct ib_mw *ibmw);
 
 /* sroce_srq.c: take from a receive ring whose consumer lock is held. */
 int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *out);
+/* Kernel post_recv/post_srq_recv into a receive ring, its lock held. */
+int sroce_recv_post(struct sroce_queue *q, u32 max_sge,
+		    const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
 
 /* sroce_qp.c: with the QP in ERR, complete everything outstanding. */
 void sroce_qp_flush(struct sroce_qp *qp);

@@ -544,43 +544,15 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_queue *q = &qp->rq;
 	unsigned long flags;
-	int err = 0;
+	int err;
 
 	if (qp->is_user || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	for (; wr; wr = wr->next) {
-		struct sroce_recv_wqe *e;
-		struct sroce_sge *sge;
-		int i;
-
-		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
-			err = -EINVAL;
-			break;
-		}
-		if (q->kpeer - q->kidx >= q->num) {
-			err = -ENOMEM;
-			break;
-		}
-		e = sroce_queue_slot(q, q->kpeer);
-		e->wr_id = wr->wr_id;
-		e->num_sge = wr->num_sge;
-		e->rsvd = 0;
-		sge = (struct sroce_sge *)(e + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		q->kpeer++;
-		/* Entries are written before the index that publishes them. */
-		smp_store_release(&q->ctl->prod, q->kpeer);
-	}
+	err = sroce_recv_post(q, qp->max_recv_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (err)
-		*bad_wr = wr;
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_rq_flush(qp);
 	return err;

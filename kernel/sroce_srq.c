@@ -120,32 +120,26 @@ static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_post_srq_recv(struct ib_srq *ibsrq,
-			       const struct ib_recv_wr *wr,
-			       const struct ib_recv_wr **bad_wr)
+/*
+ * Kernel consumers' producer side of a receive ring (RQ or SRQ); the
+ * caller holds the ring's lock.  Stops at the first bad WR.
+ */
+int sroce_recv_post(struct sroce_queue *q, u32 max_sge,
+		    const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
 {
-	struct sroce_srq *srq = to_ssrq(ibsrq);
-	struct sroce_queue *q = &srq->rq;
-	unsigned long flags;
-	int err = 0;
-
-	if (srq->is_user) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
 		struct sroce_recv_wqe *e;
 		struct sroce_sge *sge;
 		int i;
 
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
-			break;
+		if (wr->num_sge < 0 || wr->num_sge > max_sge) {
+			*bad_wr = wr;
+			return -EINVAL;
 		}
 		if (q->kpeer - q->kidx >= q->num) {
-			err = -ENOMEM;
-			break;
+			*bad_wr = wr;
+			return -ENOMEM;
 		}
 		e = sroce_queue_slot(q, q->kpeer);
 		e->wr_id = wr->wr_id;
@@ -161,9 +155,25 @@ static int sroce_post_srq_recv(struct ib_srq *ibsrq,
 		/* Entries are written before the index that publishes them. */
 		smp_store_release(&q->ctl->prod, q->kpeer);
 	}
-	spin_unlock_irqrestore(&srq->lock, flags);
-	if (err)
+	return 0;
+}
+
+static int sroce_post_srq_recv(struct ib_srq *ibsrq,
+			       const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_queue *q = &srq->rq;
+	unsigned long flags;
+	int err;
+
+	if (srq->is_user) {
 		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	err = sroce_recv_post(q, srq->max_sge, wr, bad_wr);
+	spin_unlock_irqrestore(&srq->lock, flags);
 	return err;
 }
 
