@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Verbs data-path checks through libibverbs on one RDMA device: two RC QPs
+ * talk to each other (loopback), every payload is verified byte for byte and
+ * every error completion must carry the status the IB spec asks for.
+ *
+ * Usage: sroce_verbs [-d DEV] -g GID_INDEX
+ * Prints one "ok"/"not ok" line per check; exit 0 only if all passed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#define PMTU		IBV_MTU_1024
+#define PMTU_BYTES	1024u
+#define BUF_SIZE	(9u << 20)	/* room for the 8 MiB case plus offsets */
+#define QKEY		0x11223344u
+#define WAIT_MS		120000		/* TCG on a loaded host is slow */
+
+static int failures, checks;
+
+static void report(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks++;
+	if (!ok)
+		failures++;
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+#define CHECK(cond, ...) report(!!(cond), __VA_ARGS__)
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static int gid_index = -1;
+static union ibv_gid my_gid;
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Busy-poll: the provider's poll is a ring read, no syscall to block in. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, long ms)
+{
+	struct timespec t0;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		if (elapsed_ms(&t0) > ms)
+			return 0;
+	}
+}
+
+struct pair {
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *a, *b;	/* a is the requester in every test */
+};
+
+static int modify_rc(struct ibv_qp *qp, uint32_t dqpn, uint8_t rnr_retry)
+{
+	struct ibv_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			     IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = PMTU;
+	at.dest_qp_num = dqpn;
+	at.rq_psn = 0x1000;
+	at.max_dest_rd_atomic = 4;
+	at.min_rnr_timer = 1;
+	at.ah_attr.is_global = 1;
+	at.ah_attr.grh.dgid = my_gid;
+	at.ah_attr.grh.sgid_index = gid_index;
+	at.ah_attr.grh.hop_limit = 64;
+	at.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_RTS;
+	at.sq_psn = 0x1000;
+	at.timeout = 20;	/* ~4 s: a loaded TCG host must not cause retries */
+	at.retry_cnt = 7;
+	at.rnr_retry = rnr_retry;
+	at.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static struct ibv_qp *create_qp(struct ibv_cq *scq, struct ibv_cq *rcq,
+				enum ibv_qp_type type, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = scq, .recv_cq = rcq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 64 },
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+/* rnr_retry applies to a's sends (7 = retry forever). */
+static int pair_up(struct pair *p, uint8_t rnr_retry)
+{
+	memset(p, 0, sizeof(*p));
+	p->scq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	p->rcq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	if (!p->scq || !p->rcq)
+		return -1;
+	p->a = create_qp(p->scq, p->rcq, IBV_QPT_RC, NULL);
+	p->b = create_qp(p->scq, p->rcq, IBV_QPT_RC, NULL);
+	if (!p->a || !p->b)
+		return -1;
+	if (modify_rc(p->a, p->b->qp_num, rnr_retry) ||
+	    modify_rc(p->b, p->a->qp_num, 7))
+		return -1;
+	return 0;
+}
+
+static int pair_down(struct pair *p)
+{
+	int err = 0;
+
+	if (p->a)
+		err |= ibv_destroy_qp(p->a);
+	if (p->b)
+		err |= ibv_destroy_qp(p->b);
+	if (p->scq)
+		err |= ibv_destroy_cq(p->scq);
+	if (p->rcq)
+		err |= ibv_destroy_cq(p->rcq);
+	return err;
+}
+
+static int post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf,
+		     uint32_t len, uint64_t id)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, len, mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
+		     struct ibv_mr *mr, void *buf, uint32_t len, uint64_t id,
+		     uint64_t raddr, uint32_t rkey, int flags)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, len, mr ? mr->lkey : 0 };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = len ? 1 : 0,
+		.opcode = op, .send_flags = IBV_SEND_SIGNALED | flags,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static int post_atomic(struct ibv_qp *qp, enum ibv_wr_opcode op,
+		       struct ibv_mr *mr, uint64_t *result, uint64_t id,
+		       uint64_t *target, uint32_t rkey, uint64_t cmp_add,
+		       uint64_t swap)
+{
+	struct ibv_sge sge = { (uintptr_t)result, 8, mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	wr.wr.atomic.remote_addr = (uintptr_t)target;
+	wr.wr.atomic.rkey = rkey;
+	wr.wr.atomic.compare_add = cmp_add;
+	wr.wr.atomic.swap = swap;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* Waits for one completion and checks its id, status and opcode. */
+static int expect_wc(struct ibv_cq *cq, uint64_t id, enum ibv_wc_status st,
+		     int opcode, struct ibv_wc *out, const char *what)
+{
+	struct ibv_wc wc;
+	int n, ok;
+
+	memset(&wc, 0, sizeof(wc));
+	n = poll_one(cq, &wc, WAIT_MS);
+	ok = n == 1 && wc.wr_id == id && wc.status == st &&
+	     (opcode < 0 || st != IBV_WC_SUCCESS || (int)wc.opcode == opcode);
+	report(ok, "%s: wc n=%d id=%" PRIu64 "/%" PRIu64 " status=%s/%s op=%d/%d",
+	       what, n, wc.wr_id, id, ibv_wc_status_str(wc.status),
+	       ibv_wc_status_str(st), n ? (int)wc.opcode : -1, opcode);
+	if (out)
+		*out = wc;
+	return ok ? 0 : -1;
+}
+
+static uint32_t seed = 12345;
+
+static void fill(unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = seed >> 16;
+	}
+}
+
+static unsigned char *abuf, *bbuf, *cbuf;
+static struct ibv_mr *amr, *bmr, *cmr;
+
+static void test_sizes(void)
+{
+	static const uint32_t sizes[] = {
+		0, 1, PMTU_BYTES - 1, PMTU_BYTES, PMTU_BYTES + 1,
+		5 * PMTU_BYTES + 17, 1u << 20, 8u << 20,
+	};
+	struct pair p;
+	struct ibv_wc wc;
+	size_t i;
+
+	int err = pair_up(&p, 7);
+
+	CHECK(!err, "rc pair to RTS (qpn %u <-> %u)",
+	      p.a ? p.a->qp_num : 0, p.b ? p.b->qp_num : 0);
+	if (err)
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t len = sizes[i];
+		uint64_t id = 100 + i * 4;
+
+		/* SEND into a posted receive */
+		fill(abuf, len);
+		memset(bbuf, 0xee, len + 16);
+		CHECK(!post_recv(p.b, bmr, bbuf, BUF_SIZE, id), "post_recv %u", len);
+		CHECK(!post_send(p.a, IBV_WR_SEND, amr, abuf, len, id + 1, 0, 0, 0),
+		      "post SEND %u", len);
+		expect_wc(p.scq, id + 1, IBV_WC_SUCCESS, IBV_WC_SEND, NULL, "SEND");
+		if (!expect_wc(p.rcq, id, IBV_WC_SUCCESS, IBV_WC_RECV, &wc, "RECV"))
+			CHECK(wc.byte_len == len && wc.qp_num == p.b->qp_num,
+			      "RECV %u: byte_len %u qp %u", len, wc.byte_len, wc.qp_num);
+		CHECK(!memcmp(abuf, bbuf, len) && bbuf[len] == 0xee,
+		      "SEND %u bytes: data identical, nothing beyond", len);
+
+		/* RDMA WRITE at an unaligned offset */
+		fill(abuf, len);
+		memset(bbuf, 0xee, len + 16);
+		CHECK(!post_send(p.a, IBV_WR_RDMA_WRITE, amr, abuf, len, id + 2,
+				 (uintptr_t)bbuf + 3, bmr->rkey, 0), "post WRITE %u", len);
+		expect_wc(p.scq, id + 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, NULL, "WRITE");
+		CHECK(bbuf[0] == 0xee && bbuf[1] == 0xee && bbuf[2] == 0xee &&
+		      !memcmp(abuf, bbuf + 3, len) && bbuf[len + 3] == 0xee,
+		      "WRITE %u bytes: data identical, neighbours untouched", len);
+
+		/* RDMA READ back what was written */
+		memset(cbuf, 0x55, len + 16);
+		CHECK(!post_send(p.a, IBV_WR_RDMA_READ, cmr, cbuf, len, id + 3,
+				 (uintptr_t)bbuf + 3, bmr->rkey, 0), "post READ %u", len);
+		expect_wc(p.scq, id + 3, IBV_WC_SUCCESS, IBV_WC_RDMA_READ, NULL, "READ");
+		CHECK(!memcmp(abuf, cbuf, len) && cbuf[len] == 0x55,
+		      "READ %u bytes: data identical, nothing beyond", len);
+	}
+
+	/* inline SEND: the payload is copied at post time */
+	memcpy(abuf, "inline payload!", 16);
+	CHECK(!post_recv(p.b, bmr, bbuf, 64, 900), "post_recv inline");
+	CHECK(!post_send(p.a, IBV_WR_SEND, amr, abuf, 16, 901, 0, 0,
+			 IBV_SEND_INLINE), "post inline SEND");
+	memset(abuf, 0, 16);
+	expect_wc(p.scq, 901, IBV_WC_SUCCESS, IBV_WC_SEND, NULL, "inline SEND");
+	expect_wc(p.rcq, 900, IBV_WC_SUCCESS, IBV_WC_RECV, NULL, "inline RECV");
+	CHECK(!memcmp(bbuf, "inline payload!", 16), "inline data");
+
+	/* atomics on an 8-byte aligned target */
+	{
+		uint64_t *target = (uint64_t *)(bbuf + 4096);
+		uint64_t *res = (uint64_t *)(abuf + 64);
+
+		*target = 0x100000000ull + 10;
+		*res = 0;
+		CHECK(!post_atomic(p.a, IBV_WR_ATOMIC_FETCH_AND_ADD, amr, res, 910,
+				   target, bmr->rkey, 5, 0), "post FETCH_ADD");
+		expect_wc(p.scq, 910, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD, NULL, "FETCH_ADD");
+		CHECK(*res == 0x100000000ull + 10 && *target == 0x100000000ull + 15,
+		      "FETCH_ADD: old %#" PRIx64 " new %#" PRIx64, *res, *target);
+
+		CHECK(!post_atomic(p.a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, res, 911,
+				   target, bmr->rkey, 3, 77), "post CMP_SWAP (mismatch)");
+		expect_wc(p.scq, 911, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, NULL, "CMP_SWAP");
+		CHECK(*res == 0x100000000ull + 15 && *target == 0x100000000ull + 15,
+		      "CMP_SWAP mismatch leaves target: old %#" PRIx64 " now %#" PRIx64,
+		      *res, *target);
+
+		CHECK(!post_atomic(p.a, IBV_WR_ATOMIC_CMP_AND_SWP, amr, res, 912,
+				   target, bmr->rkey, 0x100000000ull + 15, 77),
+		      "post CMP_SWAP (match)");
+		expect_wc(p.scq, 912, IBV_WC_SUCCESS, IBV_WC_COMP_SWAP, NULL, "CMP_SWAP");
+		CHECK(*res == 0x100000000ull + 15 && *target == 77,
+		      "CMP_SWAP match swaps: old %#" PRIx64 " now %#" PRIx64, *res, *target);
+	}
+	CHECK(!pair_down(&p), "destroy rc pair");
+}
+
+static void check_err_state(struct ibv_qp *qp, const char *what)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+
+	int err;
+
+	memset(&qa, 0, sizeof(qa));
+	err = ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi);
+	CHECK(!err && qa.qp_state == IBV_QPS_ERR,
+	      "%s: requester QP in ERR (state %d)", what, qa.qp_state);
+}
+
+/*
+ * One bad RDMA WRITE followed by @more SENDs in the same post: the WRITE must
+ * complete with REM_ACCESS_ERR, every SEND behind it with WR_FLUSH_ERR, and
+ * a WR posted afterwards flushes too.
+ */
+static void access_error(const char *what, uint64_t raddr, uint32_t rkey,
+			 uint32_t len, int more)
+{
+	struct ibv_send_wr wr[8], *bad;
+	struct ibv_sge sge[8];
+	struct pair p;
+	int i;
+
+	if (pair_up(&p, 7)) {
+		report(0, "%s: pair to RTS", what);
+		return;
+	}
+	for (i = 0; i < more; i++)
+		post_recv(p.b, bmr, bbuf + 65536 * (i + 1), 65536, 300 + i);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i <= more; i++) {
+		sge[i].addr = (uintptr_t)abuf;
+		sge[i].length = i ? 100 : len;
+		sge[i].lkey = amr->lkey;
+		wr[i].wr_id = 200 + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = i ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i < more ? &wr[i + 1] : NULL;
+	}
+	wr[0].wr.rdma.remote_addr = raddr;
+	wr[0].wr.rdma.rkey = rkey;
+	CHECK(!ibv_post_send(p.a, wr, &bad), "%s: post WRITE + %d SENDs", what, more);
+	expect_wc(p.scq, 200, IBV_WC_REM_ACCESS_ERR, -1, NULL, what);
+	for (i = 1; i <= more; i++)
+		expect_wc(p.scq, 200 + i, IBV_WC_WR_FLUSH_ERR, -1, NULL,
+			  "outstanding SEND flushed");
+	check_err_state(p.a, what);
+	CHECK(!post_send(p.a, IBV_WR_SEND, amr, abuf, 10, 250, 0, 0, 0),
+	      "%s: post on ERR QP accepted", what);
+	expect_wc(p.scq, 250, IBV_WC_WR_FLUSH_ERR, -1, NULL, "WR posted in ERR flushed");
+	CHECK(!pair_down(&p), "%s: destroy pair", what);
+}
+
+static void test_errors(void)
+{
+	unsigned char *dbuf = calloc(1, 65536);
+	struct ibv_mr *ro;
+	struct ibv_wc wc;
+	struct pair p;
+	int n;
+
+	access_error("bad rkey", (uintptr_t)bbuf, bmr->rkey ^ 0x5a, 100, 4);
+	access_error("out of bounds", (uintptr_t)bbuf + BUF_SIZE - 50, bmr->rkey,
+		     100, 2);
+	/* an MR the peer may read but not write */
+	ro = ibv_reg_mr(pd, dbuf, 65536, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	CHECK(ro, "reg read-only remote MR");
+	if (ro) {
+		access_error("write without REMOTE_WRITE", (uintptr_t)dbuf,
+			     ro->rkey, 100, 1);
+		CHECK(!ibv_dereg_mr(ro), "dereg read-only MR");
+	}
+	free(dbuf);
+
+	/* RNR: no receive posted and rnr_retry 0 */
+	if (pair_up(&p, 0)) {
+		report(0, "rnr: pair to RTS (rnr_retry 0)");
+		return;
+	}
+	CHECK(!post_send(p.a, IBV_WR_SEND, amr, abuf, 100, 400, 0, 0, 0),
+	      "rnr: post SEND with no receive posted");
+	expect_wc(p.scq, 400, IBV_WC_RNR_RETRY_EXC_ERR, -1, NULL, "rnr");
+	check_err_state(p.a, "rnr");
+	n = poll_one(p.rcq, &wc, 200);
+	CHECK(n == 0, "rnr: responder produced no receive completion (%d)", n);
+	CHECK(!pair_down(&p), "rnr: destroy pair");
+}
+
+static void test_ud_srq(void)
+{
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 2 } };
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_srq *srq = ibv_create_srq(pd, &si);
+	struct ibv_qp_attr at;
+	struct ibv_ah_attr aa;
+	struct ibv_qp *q1, *q2;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	int i, n;
+
+	CHECK(cq && srq, "ud: cq and srq");
+	if (!cq || !srq)
+		return;
+	q1 = create_qp(cq, cq, IBV_QPT_UD, NULL);
+	q2 = create_qp(cq, cq, IBV_QPT_UD, srq);
+	CHECK(q1 && q2, "ud: create qps");
+	if (!q1 || !q2)
+		return;
+	for (i = 0; i < 2; i++) {
+		struct ibv_qp *q = i ? q2 : q1;
+		int err;
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_INIT;
+		at.port_num = 1;
+		at.qkey = QKEY;
+		err = ibv_modify_qp(q, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				    IBV_QP_PORT | IBV_QP_QKEY);
+		at.qp_state = IBV_QPS_RTR;
+		err = err ?: ibv_modify_qp(q, &at, IBV_QP_STATE);
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = 7;
+		err = err ?: ibv_modify_qp(q, &at, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		CHECK(!err, "ud: qp %u to RTS", q->qp_num);
+	}
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	aa.grh.dgid = my_gid;
+	aa.grh.sgid_index = gid_index;
+	aa.grh.hop_limit = 64;
+	aa.port_num = 1;
+	ah = ibv_create_ah(pd, &aa);
+	CHECK(ah, "ud: create_ah");
+	if (!ah)
+		return;
+	{
+		struct ibv_sge sge = { (uintptr_t)bbuf, 2048, bmr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 31, .sg_list = &sge, .num_sge = 1 };
+		struct ibv_recv_wr *bad;
+
+		CHECK(!ibv_post_srq_recv(srq, &wr, &bad), "ud: post srq recv");
+	}
+	fill(abuf, 1000);
+	{
+		struct ibv_sge sge = { (uintptr_t)abuf, 1000, amr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 32, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		};
+		struct ibv_send_wr *bad;
+
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = q2->qp_num;
+		wr.wr.ud.remote_qkey = QKEY;
+		CHECK(!ibv_post_send(q1, &wr, &bad), "ud: post send");
+	}
+	/* send and receive share the CQ: order between them is not defined */
+	for (i = 0; i < 2; i++) {
+		memset(&wc, 0, sizeof(wc));
+		n = poll_one(cq, &wc, WAIT_MS);
+		CHECK(n == 1 && wc.status == IBV_WC_SUCCESS &&
+		      (wc.wr_id == 32 ||
+		       (wc.wr_id == 31 && wc.byte_len == 1040 &&
+			wc.src_qp == q1->qp_num && (wc.wc_flags & IBV_WC_GRH))),
+		      "ud: wc id %" PRIu64 " status %s len %u src %u flags %#x",
+		      wc.wr_id, ibv_wc_status_str(wc.status), wc.byte_len,
+		      wc.src_qp, wc.wc_flags);
+	}
+	CHECK(!memcmp(abuf, bbuf + 40, 1000), "ud: payload after the 40-byte GRH");
+	{
+		struct ibv_srq_attr sa = { .srq_limit = 4 };
+
+		CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), "srq: arm limit");
+		memset(&sa, 0, sizeof(sa));
+		n = ibv_query_srq(srq, &sa);
+		CHECK(!n && sa.srq_limit == 4 && sa.max_wr >= 16,
+		      "srq: query limit %u max_wr %u", sa.srq_limit, sa.max_wr);
+	}
+	CHECK(!ibv_destroy_qp(q1) && !ibv_destroy_qp(q2), "ud: destroy qps");
+	CHECK(!ibv_destroy_ah(ah), "ud: destroy ah");
+	CHECK(!ibv_destroy_srq(srq), "srq: destroy");
+	n = ibv_resize_cq(cq, 200);
+	CHECK(!n && cq->cqe >= 200, "cq: resize to %d", cq->cqe);
+	CHECK(!ibv_destroy_cq(cq), "cq: destroy");
+}
+
+static void test_objects(void)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint32_t old;
+	void *c;
+	int err;
+
+	cq = ibv_create_cq(ctx, 0x20000, NULL, NULL, 0);
+	CHECK(!cq, "cq with 128Ki entries refused");
+	if (cq)
+		ibv_destroy_cq(cq);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	CHECK(cq, "small cq");
+	if (!cq)
+		return;
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 33;
+	qp = ibv_create_qp(pd, &ia);
+	CHECK(!qp, "qp with 33 send sges refused");
+	if (qp)
+		ibv_destroy_qp(qp);
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_inline_data = 1000;
+	qp = ibv_create_qp(pd, &ia);
+	CHECK(!qp, "qp with 1000 bytes inline refused");
+	if (qp)
+		ibv_destroy_qp(qp);
+	CHECK(!ibv_destroy_cq(cq), "destroy small cq");
+
+	c = calloc(1, 16384);
+	mr = ibv_reg_mr(pd, c, 8192, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	CHECK(mr, "reg mr for rereg");
+	if (!mr)
+		return;
+	old = mr->rkey;
+	err = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, pd,
+			   (char *)c + 4096, 8192, 0);
+	CHECK(!err && mr->rkey != old && (mr->rkey >> 8) == (old >> 8),
+	      "rereg translation: rkey %#x -> %#x (same index, new key)", old, mr->rkey);
+	CHECK(!ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, pd, NULL, 0,
+			    IBV_ACCESS_LOCAL_WRITE), "rereg access");
+	CHECK(!ibv_dereg_mr(mr), "dereg rereg'd mr");
+	free(c);
+}
+
+int main(int argc, char **argv)
+{
+	const char *devname = NULL;
+	struct ibv_device **list;
+	int i, o, access;
+
+	while ((o = getopt(argc, argv, "d:g:")) != -1) {
+		switch (o) {
+		case 'd':
+			devname = optarg;
+			break;
+		case 'g':
+			gid_index = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d DEV] -g GID_INDEX\n", argv[0]);
+			return 2;
+		}
+	}
+	if (gid_index < 0) {
+		fprintf(stderr, "usage: %s [-d DEV] -g GID_INDEX\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!devname || !strcmp(devname, ibv_get_device_name(list[i])))
+			break;
+	if (!list || !list[i]) {
+		printf("not ok - device %s not found\n", devname ?: "(any)");
+		return 1;
+	}
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "open %s", ibv_get_device_name(list[i]));
+	ibv_free_device_list(list);
+	if (!ctx)
+		return 1;
+	CHECK(!ibv_query_gid(ctx, 1, gid_index, &my_gid), "query gid %d", gid_index);
+	pd = ibv_alloc_pd(ctx);
+	abuf = aligned_alloc(4096, BUF_SIZE);
+	bbuf = aligned_alloc(4096, BUF_SIZE);
+	cbuf = aligned_alloc(4096, BUF_SIZE);
+	CHECK(pd && abuf && bbuf && cbuf, "pd and buffers");
+	if (!pd || !abuf || !bbuf || !cbuf)
+		return 1;
+	access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	amr = ibv_reg_mr(pd, abuf, BUF_SIZE, access);
+	bmr = ibv_reg_mr(pd, bbuf, BUF_SIZE, access);
+	cmr = ibv_reg_mr(pd, cbuf, BUF_SIZE, access);
+	CHECK(amr && bmr && cmr, "reg 3 x %u byte MRs", BUF_SIZE);
+	if (!amr || !bmr || !cmr)
+		return 1;
+
+	test_objects();
+	test_sizes();
+	test_errors();
+	test_ud_srq();
+
+	CHECK(!ibv_dereg_mr(amr) && !ibv_dereg_mr(bmr) && !ibv_dereg_mr(cmr),
+	      "dereg MRs");
+	CHECK(!ibv_dealloc_pd(pd), "dealloc pd");
+	CHECK(!ibv_close_device(ctx), "close device");
+	printf("# %d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
