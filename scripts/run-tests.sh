@@ -8,7 +8,8 @@
 # Usage: run-tests.sh [-t PATTERNS]
 #   PATTERNS: comma-separated names or globs, matched against the test name
 #   (path under selftests/ without .sh, e.g. harness/boot_ok, link_add) and
-#   its basename; "unit" selects the host unit tests.
+#   its basename; "unit" selects the host unit tests, "provider" the
+#   libsroce unit test.
 #
 # Test files: selftests/*.sh and selftests/harness/*.sh. Header comments:
 #   # vms: 1|2       boot that many VMs and run the script in each guest
@@ -44,6 +45,7 @@ header() { # file key
 
 tests=()
 [[ -f $ROOT/selftests/unit/Makefile ]] && selected unit && tests+=(unit)
+[[ -f $ROOT/userspace/Makefile ]] && selected provider && tests+=(provider)
 for f in "$ROOT"/selftests/harness/*.sh "$ROOT"/selftests/*.sh; do
 	[[ -f $f ]] || continue
 	n=${f#"$ROOT/selftests/"}
@@ -70,6 +72,10 @@ for n in "${tests[@]}"; do
 	mkdir -p "$res"
 	if [[ $n == unit ]]; then
 		make -s -C "$ROOT/selftests/unit" check > "$res/output" 2>&1
+		rc=$?
+	elif [[ $n == provider ]]; then
+		# libsroce against an in-process fake kernel: no VM needed.
+		make -s -C "$ROOT/userspace" check > "$res/output" 2>&1
 		rc=$?
 	else
 		f=$ROOT/selftests/$n.sh
