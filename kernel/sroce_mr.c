@@ -168,6 +168,30 @@ static int sroce_mr_pin(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	return 0;
 }
 
+/* A valid user MR over [start, start + length), not yet in any table. */
+static struct sroce_mr *sroce_mr_new_user(struct sroce_dev *dev,
+					  struct sroce_pd *pd, u64 start,
+					  u64 length, u64 iova, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_mr_alloc(dev, pd, access);
+	if (IS_ERR(mr))
+		return mr;
+	mr->type = SROCE_MR_USER;
+	err = sroce_mr_pin(dev, mr, start, length, iova, access);
+	if (err) {
+		sroce_mr_release(dev, mr);
+		return ERR_PTR(err);
+	}
+	mr->state = SROCE_MR_VALID;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return mr;
+}
+
 static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				       u64 length, u64 iova, int access,
 				       struct ib_udata *udata)
@@ -182,29 +206,15 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	access = sroce_mr_check_access(access);
 	if (access < 0)
 		return ERR_PTR(access);
-	mr = sroce_mr_alloc(dev, to_spd(ibpd), access);
+	mr = sroce_mr_new_user(dev, to_spd(ibpd), start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->type = SROCE_MR_USER;
-	err = sroce_mr_pin(dev, mr, start, length, iova, access);
-	if (err)
-		goto err_free;
-	mr->state = SROCE_MR_VALID;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = PAGE_SIZE;
 	err = sroce_mr_publish(dev, mr);
-	if (err)
-		goto err_free;
+	if (err) {
+		sroce_mr_release(dev, mr);
+		return ERR_PTR(err);
+	}
 	return &mr->ibmr;
-
-err_free:
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	atomic_dec(&dev->num_mr);
-	kfree(mr);
-	return ERR_PTR(err);
 }
 
 static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
@@ -260,17 +270,9 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	 * with the next key byte.  ib_core then deregisters the old one,
 	 * whose in-flight users keep its page array alive until they finish.
 	 */
-	mr = sroce_mr_alloc(dev, pd, access);
+	mr = sroce_mr_new_user(dev, pd, start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->type = SROCE_MR_USER;
-	err = sroce_mr_pin(dev, mr, start, length, iova, access);
-	if (err)
-		goto err_free;
-	mr->state = SROCE_MR_VALID;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = PAGE_SIZE;
 
 	spin_lock_irqsave(&old->lock, irqflags);
 	if (atomic_read(&old->num_mw) || old->dying) {
@@ -298,11 +300,7 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	return &mr->ibmr;
 
 err_free:
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	atomic_dec(&dev->num_mr);
-	kfree(mr);
+	sroce_mr_release(dev, mr);
 	return ERR_PTR(err);
 }
 
