@@ -7,31 +7,12 @@
 # ib_write_bw between them. VM 1 serves, VM 2 connects. Not a selftest
 # (it lives outside the folders run-tests.sh collects).
 . "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
 
 say() { echo "demo[vm$VM_ID]: $*"; }
 
-# Index of the RoCE v2 GID that holds this VM's IPv4 address.
-roce_v2_ipv4_gid() {
-	local dir=/sys/class/infiniband/sroce0/ports/1 f i
-	for f in "$dir"/gid_attrs/types/*; do
-		i=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "RoCE v2" ] || continue
-		case "$(cat "$dir/gids/$i")" in
-		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
-		esac
-	done
-	return 1
-}
-
-# The server must be listening before the client connects: wait for its
-# TCP port instead of sleeping.
-listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
-
-load_sroce || exit 1
-add_sroce_link || exit 1
-wait_for "test \"\$(cat /sys/class/infiniband/sroce0/ports/1/state)\" = '4: ACTIVE'" 60 || exit 1
-wait_for roce_v2_ipv4_gid 60 || exit 1
-gid=$(roce_v2_ipv4_gid)
+sroce_up || exit 1
+gid=$GID
 say "sroce0 is ACTIVE, RoCE v2 GID index $gid"
 ibv_devinfo -d sroce0 | sed "s/^/demo[vm$VM_ID]: /"
 vm_barrier ready || exit 1
@@ -46,7 +27,7 @@ run_pair() { # name port server-cmd... -- client-args...
 	if [ "$VM_ID" = 1 ]; then
 		timeout 120 "${srv[@]}" > "/tmp/$name.out" 2>&1 &
 		local pid=$!
-		wait_for "listening $port" 60 || { kill $pid; return 1; }
+		wait_for "tcp_listening $port" 60 || { kill $pid; return 1; }
 		vm_put "$name" listening
 		wait $pid; rc=$?
 	else
