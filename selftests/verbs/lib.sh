@@ -56,3 +56,72 @@ show_counters() {
 	done | grep -v ' 0$'
 	return 0
 }
+
+# cm_listening COMM PORT: an rdma_cm id of COMM listens on PORT.
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep 'state LISTEN' |
+		grep "comm $1 " | grep -q ":$2 "
+}
+
+# serve NAME READY-CMD CMD...: VM 1 runs CMD in the background, announces it
+# once READY-CMD holds, and reports CMD's exit status when it ends.
+# NAME.out holds its output.
+serve() {
+	local name=$1 ready=$2 pid rc
+	shift 2
+	"$@" > "/tmp/$name.out" 2>&1 &
+	pid=$!
+	if wait_for "$ready || ! kill -0 $pid 2>/dev/null" 120 && kill -0 $pid 2>/dev/null; then
+		vm_put "$name" ready
+	else
+		vm_put "$name" failed
+	fi
+	wait $pid
+	rc=$?
+	sed 's/^/srv: /' "/tmp/$name.out"
+	echo "exit $rc"
+	return $rc
+}
+# client NAME CMD...: VM 2 runs CMD once the server of NAME is ready.
+client() {
+	local name=$1 st rc
+	shift
+	st=$(vm_get "$name" 1 300) || return 1
+	[ "$st" = ready ] || { echo "server did not start"; return 1; }
+	"$@" > "/tmp/$name.out" 2>&1
+	rc=$?
+	sed 's/^/cli: /' "/tmp/$name.out"
+	echo "exit $rc"
+	return $rc
+}
+
+# rping_data_ok FILE COUNT SIZE PREFIX: FILE holds the COUNT pings rping
+# sends: "rdma-ping-N: " then letters from 'A'+N cycling through 'A'..'z',
+# SIZE-1 bytes in all.
+rping_data_ok() {
+	awk -v count="$2" -v size="$3" -v pfx="$4" '
+	BEGIN { for (i = 65; i <= 122; i++) chr[i] = sprintf("%c", i); start = 65; n = 0 }
+	index($0, pfx) == 1 {
+		got = substr($0, length(pfx) + 1)
+		want = "rdma-ping-" n ": "
+		c = start
+		while (length(want) < size - 1) {
+			want = want chr[c]
+			if (++c > 122) c = 65
+		}
+		if (got != want) { print "ping " n ": got  " got; print "ping " n ": want " want; bad = 1 }
+		n++
+		if (++start > 122) start = 65
+	}
+	END { if (n != count) print "saw " n " pings, want " count; exit bad || n != count }
+	' "$1"
+}
+
+# retx STEP [DEV]: log sroce's retransmit counters after STEP.
+# Retransmissions are legal (a loaded TCG host can outlast a 67 ms ACK
+# timeout) but worth seeing.
+retx() {
+	local d=${2:-sroce0}
+	echo "# after $1: retransmits $(hw_counter retransmits "$d")" \
+		"duplicate_request $(hw_counter duplicate_request "$d")"
+}
