@@ -14,6 +14,7 @@
 # vm1 is always the server, vm2 the client.
 
 . "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
 
 # The host writes the run's configuration next to the VM logs.
 # shellcheck disable=SC1091
@@ -107,8 +108,6 @@ one_side() {
 	return $rc
 }
 
-listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
-
 # pair ID TIMEOUT PORT SERVER-CMD... -- CLIENT-CMD...: start the server on
 # vm1, tell vm2 once it listens on PORT, run the client on vm2, meet again.
 # PORT=0: no server (client-only tool such as ping).
@@ -122,8 +121,8 @@ pair() {
 		if ((port)); then
 			one_side "$id" "$t" server "${scmd[@]}" &
 			pid=$!
-			if wait_for "listening $port || ! kill -0 $pid 2>/dev/null" 60 &&
-				listening "$port"; then
+			if wait_for "tcp_listening $port || ! kill -0 $pid 2>/dev/null" 60 &&
+				tcp_listening "$port"; then
 				vm_put "ready.$id" ok
 			else
 				vm_put "ready.$id" fail
@@ -188,22 +187,6 @@ next_port() { RUN_N=$((RUN_N + 1)); PORT=$((PORT_BASE + RUN_N)); }
 
 # ---- RDMA device sections ------------------------------------------------
 
-# gid_index DEV: index of the RoCE v2 GID holding this VM's IPv4 address.
-gid_index() {
-	local dev=$1 want f i a
-	IFS=. read -ra a <<< "$(my_ip "")"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "${a[@]}")
-	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-		i=${f##*/}
-		[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
-		[[ $(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null) == *v2* ]] ||
-			continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
-
 dump_counters() { # DEV FILE
 	local f
 	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/* \
@@ -235,7 +218,7 @@ dev_up() {
 	esac
 	wait_for "grep -q ACTIVE /sys/class/infiniband/$dev/ports/1/state" 30 2>/dev/null ||
 		{ echo "$dev port 1 never became ACTIVE"; return 1; }
-	wait_for "gid_index $dev >/dev/null" 30 2>/dev/null ||
+	wait_for "roce_gid_index $dev >/dev/null" 30 2>/dev/null ||
 		{ echo "$dev has no RoCE v2 GID for $(my_ip "")"; return 1; }
 	# The userspace provider must open it, or every tool fails later.
 	out=$(bounded 30 ibv_devinfo -d "$dev" 2>&1) ||
@@ -272,7 +255,7 @@ section_start() {
 	fi
 	# GID is used by the callers.
 	# shellcheck disable=SC2034
-	GID=$(gid_index "$dev")
+	GID=$(roce_gid_index "$dev")
 	dump_counters "$dev" "$RAW/$kind.vm$VM_ID.counters.pre"
 	vm_barrier "start.$kind" 300
 }
