@@ -42,6 +42,7 @@ t_ok "rdma link delete sroce0 under traffic" timeout 60 rdma link delete sroce0
 t_ok "sroce0 is gone" wait_for "td_gone sroce0" 30
 # shellcheck disable=SC2086
 t_ok "programs ended" td_ended 60 $PIDS
+td_how
 t_ok "no task in D state" td_no_d_state
 t_ok "rmmod sroce (refcnt 0)" td_rmmod
 
@@ -60,6 +61,7 @@ t_ok "ip link del td0 under traffic" timeout 60 ip link del td0
 t_ok "sroce1 followed its netdev" wait_for "td_gone sroce1" 60
 # shellcheck disable=SC2086
 t_ok "programs ended" td_ended 60 $PIDS
+td_how
 t_ok "no task in D state" td_no_d_state
 t_ok "sroce0 unaffected" td_pingpong sroce0 "$GID" "$IP" 18535
 
@@ -72,6 +74,7 @@ t_ok "rmmod sroce under traffic" timeout 90 rmmod sroce
 t_ok "sroce0 is gone" wait_for "td_gone sroce0" 30
 # shellcheck disable=SC2086
 t_ok "programs ended" td_ended 60 $PIDS
+td_how
 t_ok "no task in D state" td_no_d_state
 
 # ---- 4: everything comes back

@@ -37,10 +37,12 @@ td_alive() {
 
 # td_ended TIMEOUT NAME=PID...: every program ends by itself within TIMEOUT
 # s; prints each one's exit status and output. One that does not end is
-# reported and killed, and the check fails.
+# reported and killed, and the check fails. td_how shows, as TAP comments,
+# how each ended (status and last line), even when the check passed.
 td_ended() {
 	local to=$1 a name pid rc bad=0 pids=()
 	shift
+	: > /tmp/td-how
 	for a in "$@"; do
 		pids+=("${a#*=}")
 	done
@@ -60,8 +62,14 @@ td_ended() {
 		rc=$?
 		echo "$name exit $rc"
 		sed "s/^/$name: /" "/tmp/$name.out" 2> /dev/null | tail -n 8
+		echo "# $name exit $rc: $(grep -v '^[[:space:]]*$' "/tmp/$name.out" |
+			tail -n 1 | tr -s ' \t' ' ')" >> /tmp/td-how
 	done
 	return $bad
+}
+td_how() {
+	cat /tmp/td-how 2> /dev/null
+	return 0
 }
 
 # td_no_d_state: no task sits in uninterruptible sleep (kernel threads
