@@ -74,6 +74,15 @@ static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 
+	/*
+	 * On device removal ib_core destroys the objects of processes that
+	 * keep running; their ring pages stay mapped.  A process polls
+	 * without a system call, so only this mark can tell it that no
+	 * completion will ever come.
+	 */
+	if (cq->q.ctl)
+		/* Pairs with the provider's acquire: the mark follows the last CQE. */
+		smp_store_release(&cq->q.ctl->state, SROCE_RING_DEAD);
 	sroce_queue_cleanup(&cq->q);
 	kvfree(cq->kqp);
 	cq->kqp = NULL;

@@ -31,6 +31,17 @@ static uint32_t sroce_cq_avail(struct sroce_cq *cq)
 	return n > cq->ring.num ? cq->ring.num : n;
 }
 
+/*
+ * The kernel destroyed the CQ under us (device removal) and every entry it
+ * wrote has been taken: polling again would spin forever.  The mark is
+ * stored after the last entry, so avail is re-read once it is seen.
+ */
+static bool sroce_cq_dead(struct sroce_cq *cq)
+{
+	return sroce_load_acquire(&cq->ring.ctl->state) == SROCE_RING_DEAD &&
+	       !sroce_cq_avail(cq);
+}
+
 static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
@@ -73,6 +84,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	}
 	if (n)
 		sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
+	else if (sroce_cq_dead(cq))
+		n = -EIO;
 	pthread_spin_unlock(&cq->ring.lock);
 	return n;
 }
@@ -93,7 +106,7 @@ void sroce_cq_event(struct ibv_cq *ibcq)
 static int sroce_cq_read_one(struct sroce_cq *cq)
 {
 	if (!sroce_cq_avail(cq))
-		return ENOENT;
+		return sroce_cq_dead(cq) ? EIO : ENOENT;
 	memcpy(&cq->cur, sroce_ring_slot(&cq->ring, cq->ring.idx),
 	       sizeof(cq->cur));
 	cq->ring.idx++;

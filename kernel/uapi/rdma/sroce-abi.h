@@ -48,6 +48,11 @@ struct sroce_ring_ctl {
 enum sroce_ring_state {
 	SROCE_RING_OK		= 0,
 	SROCE_RING_ERROR	= 1,	/* QP/SRQ/CQ in error: new work is flushed */
+	/*
+	 * The object is destroyed, e.g. by device removal while the process
+	 * still polls; nothing will arrive after the entries already there.
+	 */
+	SROCE_RING_DEAD		= 2,
 };
 
 /* Entries start here; the mapping size is SROCE_RING_DATA_OFFSET + num * stride. */

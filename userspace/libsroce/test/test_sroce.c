@@ -341,6 +341,7 @@ static void test_cq_ex(struct ibv_context *ctx)
 	struct ibv_cq_init_attr_ex ca;
 	struct ibv_poll_cq_attr pa = { 0 };
 	struct ibv_cq_ex *cq;
+	struct ibv_wc wc[4];
 	struct sroce_cqe c;
 	struct fk_ring *r;
 	bool ok;
@@ -383,6 +384,19 @@ static void test_cq_ex(struct ibv_context *ctx)
 	check(r && ctl_of(r)->cons == 0, "cons not published before end_poll");
 	ibv_end_poll(cq);
 	check(r && ctl_of(r)->cons == 2, "end_poll publishes cons=2");
+
+	/* The kernel destroyed the CQ under us (device removal). */
+	c = mkcqe(9, IBV_WC_SEND, 0);
+	fk_cq_push(ibv_cq_ex_to_cq(cq)->handle, &c);
+	if (r)
+		ctl_of(r)->state = SROCE_RING_DEAD;
+	ok = ibv_start_poll(cq, &pa) == 0 && cq->wr_id == 9 &&
+	     ibv_next_poll(cq) == EIO;
+	ibv_end_poll(cq);
+	check(ok, "dead CQ: the pending CQE first, then EIO");
+	check(ibv_start_poll(cq, &pa) == EIO &&
+	      ibv_poll_cq(ibv_cq_ex_to_cq(cq), 4, wc) == -EIO,
+	      "dead and drained: start_poll EIO, ibv_poll_cq -EIO");
 	check(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0, "destroy CQ ex");
 }
 
