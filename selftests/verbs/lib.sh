@@ -24,6 +24,33 @@ roce_gid_index() {
 	return 1
 }
 
+# roce_gid6_index [DEV] [IP6]: print the index of DEV's (sroce0) RoCE v2 GID
+# for the IPv6 address IP6 (default this VM's fd77::<id>), or fail.
+roce_gid6_index() {
+	local dev=${1:-sroce0} ip=${2:-$(my_ip -6)} want g t i
+	local p=/sys/class/infiniband/$dev/ports/1
+	# sysfs prints all eight groups in full: expand "::" and pad each group
+	want=$(awk -v a="$ip" 'BEGIN {
+		n = split(a, h, "::"); nl = split(h[1], l, ":"); nr = 0
+		if (h[1] == "") nl = 0
+		if (n == 2 && h[2] != "") nr = split(h[2], r, ":")
+		for (i = 1; i <= nl; i++) g[++k] = l[i]
+		for (i = 0; i < 8 - nl - nr; i++) g[++k] = "0"
+		for (i = 1; i <= nr; i++) g[++k] = r[i]
+		for (i = 1; i <= 8; i++)
+			s = s (i > 1 ? ":" : "") substr("0000" tolower(g[i]), length(g[i]) + 1)
+		print s }')
+	for i in $(seq 0 31); do
+		g=$(cat "$p/gids/$i" 2>/dev/null) || continue
+		t=$(cat "$p/gid_attrs/types/$i" 2>/dev/null) || continue
+		if [ "$g" = "$want" ] && [ "$t" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # sroce_up: load the module, add sroce0 on eth0, wait for an ACTIVE port and
 # its RoCE v2 IPv4 GID; sets GID to that index.
 sroce_up() {

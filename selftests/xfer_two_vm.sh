@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 2
+# timeout: 900
+#
+# sroce0 on each of two VMs, data verified across the wire in both
+# directions with sroce_xfer: RC (send, send_imm, write, write_imm, read,
+# cas, faa at 0 B .. 1 MiB, then send, write and read of 8 MiB), UC (send,
+# write, write_imm), UD (send, send_imm up to the path MTU) over the IPv4
+# RoCE v2 GIDs, and RC once more over the IPv6 GIDs of fd77::<id>. Then the
+# rdma-core example programs between the VMs: ibv_uc_pingpong,
+# ibv_ud_pingpong, ibv_srq_pingpong and ibv_rc_pingpong -e, all with -c
+# (they only print a mismatch, so their output is checked here).
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+
+t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
+GID=$(roce_gid_index sroce0)
+t_ok "IPv6 RoCE v2 GID of $(my_ip -6)" \
+	wait_for "roce_gid6_index sroce0 > /dev/null" 60
+GID6=$(roce_gid6_index sroce0)
+echo "# IPv4 gid index $GID, IPv6 gid index $GID6"
+SRV=10.77.0.1
+SRV6=fd77::1
+t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
+sent0=$(hw_counter sent_pkts)
+rcvd0=$(hw_counter rcvd_pkts)
+
+XFER=$VERBS_BIN/sroce_xfer
+
+# xfer NAME PORT [GID] ARGS...: sroce_xfer with VM 1 serving on PORT.
+xfer() {
+	local name=$1 port=$2 gid=$GID
+	shift 2
+	if [ "${1:-}" = -6 ]; then
+		gid=$GID6
+		shift
+	fi
+	set -- timeout 400 "$XFER" -d sroce0 -g "$gid" -p "$port" "$@"
+	if [ "$VM_ID" = 1 ]; then
+		serve "$name" "tcp_listening $port" "$@"
+	else
+		client "$name" "$@" "$XFER_SRV"
+	fi
+}
+
+# xfer_log NAME: the run's totals and its largest transfers, for the log.
+xfer_log() {
+	grep -E '^# .*verified in|^(not )?ok .* (8388608|1048576) B' "/tmp/$1.out" |
+		sed 's/^/# /'
+	retx "xfer-$1"
+}
+
+XFER_SRV=$SRV
+t_ok "sroce_xfer rc, IPv4: all ops, 0 B .. 1 MiB" xfer rc 18801 -t rc \
+	-s 0,1,1023,1024,1025,4096,4097,65536,1048576
+xfer_log rc
+t_ok "sroce_xfer rc, IPv4: send, write, read of 8 MiB" xfer rc8m 18805 -t rc \
+	-o send,write,read -s 8388608
+xfer_log rc8m
+t_ok "sroce_xfer uc, IPv4: send, write, write_imm" xfer uc 18802 -t uc \
+	-o send,write,write_imm -s 0,1,1023,1024,1025,4097,65536,1048576
+xfer_log uc
+t_ok "sroce_xfer ud, IPv4: send, send_imm up to the MTU" xfer ud 18803 -t ud
+xfer_log ud
+XFER_SRV=$SRV6
+t_ok "sroce_xfer rc, IPv6: all ops" xfer rc6 18804 -6 -t rc \
+	-s 0,1,1025,4097,65536
+xfer_log rc6
+
+# The rdma-core examples: the UD one needs the IPv4 GID for its AH, the
+# others go by GID too (-g); -c compares every received buffer.
+pp() { # NAME PORT TOOL ARGS...
+	local name=$1 port=$2 tool=$3
+	shift 3
+	set -- timeout 200 "$tool" -d sroce0 -g "$GID" -p "$port" "$@"
+	if [ "$VM_ID" = 1 ]; then
+		serve "$name" "tcp_listening $port" "$@" || return 1
+	else
+		client "$name" "$@" $SRV || return 1
+	fi
+	# -c only prints "invalid data in page N"; the totals must be there
+	! grep -qi 'invalid data' "/tmp/$name.out" &&
+		grep -qE '^[0-9]+ iters in' "/tmp/$name.out"
+}
+# The UC and UD tools wait forever for a lost packet: few, one-packet
+# messages keep that unlikely on a loaded host's virtual wire.
+t_ok "ibv_uc_pingpong 1 KiB x 20" pp uc_pp 18811 ibv_uc_pingpong -c -n 20 -s 1024
+t_ok "ibv_ud_pingpong 1 KiB x 20" pp ud_pp 18812 ibv_ud_pingpong -c -n 20 -s 1024
+retx ud_pingpong
+t_ok "ibv_srq_pingpong 4 QPs 4 KiB x 50" pp srq_pp 18813 ibv_srq_pingpong -c -q 4 -n 50 -s 4096
+retx srq_pingpong
+# rc_pingpong has a fixed 67 ms ACK timeout and 7 retries: small messages
+# keep a loaded host from exhausting them.
+t_ok "ibv_rc_pingpong -e 4 KiB x 50" pp rc_e_pp 18814 ibv_rc_pingpong -e -c -n 50 -s 4096
+retx rc_pingpong-e
+
+show_counters
+t_ok "sent_pkts and rcvd_pkts moved" \
+	sh -c "[ $(hw_counter sent_pkts) -gt $sent0 ] && [ $(hw_counter rcvd_pkts) -gt $rcvd0 ]"
+t_ok "peers done" vm_barrier finished 300
+t_ok "rdma link delete" rdma link delete sroce0
+t_ok "rmmod sroce" rmmod sroce
+t_done
