@@ -6,15 +6,17 @@
 # sroce0 (VM 1) against Debian's rdma_rxe (rxe0, VM 2) on a 1500-byte link
 # (path MTU 1024), every exchange once with sroce serving and once with rxe
 # serving:
-# - ibv_{rc,uc,srq}_pingpong -c at 1, MTU, MTU + 1 and several MTUs, and
-#   ibv_ud_pingpong -c at 0, 1 and MTU (-c checks one byte per page), and
-#   rping -V/-v whose every byte is compared (by rping itself on the client,
-#   by rping_data_ok on both printed copies): these carry the data checks;
+# - sroce_xfer RC and UC (every op) at 0, 1, MTU, MTU + 1 and several MTUs,
+#   UD at 0, 1 and MTU, every byte and completion field checked;
+# - ibv_{rc,uc,srq}_pingpong -c at 1 and 5000 bytes, ibv_ud_pingpong -c at
+#   0 and MTU (-c checks one byte per page), and rping -V/-v at MTU + 1 and
+#   5000 bytes, every byte compared (by rping itself on the client, by
+#   rping_data_ok on both printed copies);
 # - perftest bandwidth and latency tools, over TCP and over rdma_cm (-R):
 #   perftest checks no data, so each side's packet counters must have moved
 #   by what the transfer needs (and not orders of magnitude more);
 # - ucmatose, paired with the packet counters the same way;
-# - RC over the IPv6 RoCE v2 GIDs: rc_pingpong -c and rping -V.
+# - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/verbs/interop_lib.sh"
@@ -77,17 +79,24 @@ rp() {
 
 for S in 1 2; do
 	echo "# ---- server on VM $S: $([ "$S" = 1 ] && echo sroce0 || echo rxe0) serves"
-	# No 0: a 0-byte pingpong buffer means a 0-byte MR, which ib_core
-	# refuses for every device (and srq_pingpong rejects -s 0 itself).
-	for size in 1 $MTU_B $((MTU_B + 1)) 5000; do
+	# sroce_xfer covers every size boundary; the pingpongs take one
+	# small and one multi-packet size. No 0: a 0-byte pingpong buffer means
+	# a 0-byte MR, which ib_core refuses for every device (and
+	# srq_pingpong rejects -s 0 itself).
+	for size in 1 5000; do
 		pp $S rc "$size"
 		pp $S uc "$size"
 		pp $S srq "$size"
 	done
-	for size in 0 1 $MTU_B; do
+	for size in 0 $MTU_B; do
 		pp $S ud "$size"
 	done
 	log_retx "pingpongs (server VM $S)"
+
+	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000,65536 -m $MTU_B
+	xfer $S uc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
+	xfer $S ud 0,1,$MTU_B
+	log_retx "sroce_xfer (server VM $S)"
 
 	for r in "" -R; do
 		perf $S 400 ib_send_bw -s 4096 -n 100 $r
@@ -102,7 +111,7 @@ for S in 1 2; do
 	done
 	log_retx "perftest (server VM $S)"
 
-	for size in 64 $MTU_B $((MTU_B + 1)) 5000; do
+	for size in $((MTU_B + 1)) 5000; do
 		rp $S "$size"
 	done
 	if [ "$(role $S)" = server ]; then a=(-b @SRV@); else a=(-s @SRV@); fi
@@ -122,6 +131,7 @@ for S in 1 2; do
 	for size in 1 5000; do
 		pp $S rc "$size"
 	done
+	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
 	rp $S 5000
 done
 GID=$GID4

@@ -5,10 +5,10 @@
 # mtu: 9000
 #
 # sroce0 (VM 1) against rdma_rxe (rxe0, VM 2) on a 9000-byte link, path MTU
-# 4096, both directions: data at 1 byte, one MTU, one MTU + 1 and several
-# MTUs through ibv_{rc,uc,srq}_pingpong -c -m 4096 (UD up to 4096) and
-# rping -V/-v (every byte compared), and an ib_write_bw whose packet counts
-# show 4096-byte packets went out.
+# 4096, both directions: data at 0 and 1 byte, one MTU, one MTU + 1 and
+# several MTUs through sroce_xfer RC/UC (every op; UD up to 4096), then
+# ibv_{rc,uc,srq}_pingpong -c -m 4096 and rping -V/-v (every byte compared),
+# and an ib_write_bw whose packet counts show 4096-byte packets went out.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/verbs/interop_lib.sh"
@@ -33,6 +33,10 @@ for S in 1 2; do
 	done
 	pp $S ud 4096
 	log_retx "pingpongs (server VM $S)"
+	xfer $S rc 0,1,4096,4097,20000 -m 4096
+	xfer $S uc 0,1,4096,4097,20000 -m 4096
+	xfer $S ud 0,1,4096
+	log_retx "sroce_xfer (server VM $S)"
 
 	for size in 4096 4097 20000; do
 		if [ "$(role $S)" = server ]; then a=(-s -a @SRV@); else a=(-c -a @SRV@ -V); fi

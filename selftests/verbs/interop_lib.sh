@@ -119,3 +119,18 @@ cm_capture_stop() {
 # prints the pings on buffered stdout and its connection events on stderr;
 # in one file an event can land inside a long ping line.
 RPING=(sh -c 'exec rping "$@" 2>> /tmp/rping.err' rping)
+
+# xfer S TYPE SIZES [ARGS...]: sroce_xfer (every byte and completion field
+# checked, each side requester and responder in turn) over a TYPE QP, the
+# server on VM S.
+xfer() {
+	local s=$1 type=$2 sizes=$3 rc
+	shift 3
+	t_ok "sroce_xfer -t $type -s $sizes $* ($DEV $(role "$s"))" \
+		xrun "xfer-$type" "$s" "tcp_listening @PORT@" \
+		timeout 600 "$VERBS_BIN/sroce_xfer" -d "$DEV" -g "$GID" -p @PORT@ \
+		-t "$type" -s "$sizes" "$@"
+	rc=$?
+	echo "# sroce_xfer -t $type: $(grep -c '^ok' "$(xout)") transfers verified here"
+	return $rc
+}
