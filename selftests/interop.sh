@@ -50,13 +50,17 @@ perf_ok() {
 # client must print a result and each side's device must have moved at
 # least MINPKTS packets, at most ten times that plus 500.
 perf() {
-	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm=
+	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm= run=xrun
 	shift 3
-	[[ " $* " == *" -R "* ]] && { cm=" -R"; ready="cm_listening ${tool:0:15}"; }
+	[[ " $* " == *" -R "* ]] && { cm=" -R"; ready="cm_listening ${tool:0:15}"; run=xrun_cm; }
 	before=$(pkts)
 	t_ok "$tool $* ($DEV $(role "$s"))" \
-		xrun "$tool" "$s" "$ready @PORT@" \
+		$run "$tool" "$s" "$ready @PORT@" \
 		timeout 200 "$tool" -d "$DEV" -x "$GID" -F -p @PORT@ "$@"
+	if [ -s /tmp/cm_retries ]; then
+		cat /tmp/cm_retries
+		rm -f /tmp/cm_retries
+	fi
 	if [ "$(role "$s")" = client ]; then
 		t_ok "$tool$cm printed a result" perf_ok "$(xout)"
 	fi

@@ -134,3 +134,70 @@ xfer() {
 	echo "# sroce_xfer -t $type: $(grep -c '^ok' "$(xout)") transfers verified here"
 	return $rc
 }
+
+# xrun_cm LABEL SRV_VM READY CMD...: xrun for perftest over rdma_cm (-R),
+# tried up to three times. perftest's server accepts its first connection,
+# destroys its listening id and only then listens again for the test QP's
+# connection, so a client that is quick enough meets no listener and gets a
+# REJ with reason 8 (invalid service ID); the client then crashes and the
+# server would wait forever. Only that outcome is retried, and it is logged.
+xrun_cm() {
+	local label=$1 s=$2 ready=$3 try addr a args hasaddr rc v peer
+	shift 3
+	peer=$(peer_id)
+	for try in 1 2 3; do
+		_xn=$((_xn + 1))
+		XPORT=$((19000 + _xn))
+		XNAME=x$_xn
+		if [ "${XR_V6:-0}" = 1 ]; then addr=fd77::$s; else addr=10.77.0.$s; fi
+		args=()
+		hasaddr=0
+		for a in "$@"; do
+			[[ $a == *@SRV@* ]] && hasaddr=1
+			a=${a//@SRV@/$addr}
+			args+=("${a//@PORT@/$XPORT}")
+		done
+		if [ "$VM_ID" = "$s" ]; then
+			"${args[@]}" > "/tmp/$XNAME.out" 2>&1 &
+			local pid=$!
+			if wait_for "${ready//@PORT@/$XPORT} || ! kill -0 $pid 2>/dev/null" 120 &&
+				kill -0 $pid 2>/dev/null; then
+				vm_put "$XNAME" ready
+			else
+				vm_put "$XNAME" failed
+			fi
+			v=$(vm_get "$XNAME.v" "$peer" 400)
+			if [ "$v" = retry ]; then
+				kill $pid 2>/dev/null
+				wait $pid
+				echo "# $label: client rejected (perftest's re-listen race), try $((try + 1))" |
+					tee -a /tmp/cm_retries
+				continue
+			fi
+			wait $pid
+			rc=$?
+			sed 's/^/srv: /' "/tmp/$XNAME.out"
+		else
+			[ $hasaddr = 1 ] || args+=("$addr")
+			v=$(vm_get "$XNAME" "$peer" 300)
+			if [ "$v" != ready ]; then
+				vm_put "$XNAME.v" done
+				echo "server did not start"
+				return 1
+			fi
+			"${args[@]}" > "/tmp/$XNAME.out" 2>&1
+			rc=$?
+			if [ $rc != 0 ] && [ $try -lt 3 ] &&
+				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "/tmp/$XNAME.out"; then
+				vm_put "$XNAME.v" retry
+				echo "# $label: rejected with reason 8 (perftest's re-listen race), try $((try + 1))" |
+					tee -a /tmp/cm_retries
+				continue
+			fi
+			vm_put "$XNAME.v" done
+			sed 's/^/cli: /' "/tmp/$XNAME.out"
+		fi
+		echo "exit $rc"
+		return $rc
+	done
+}
