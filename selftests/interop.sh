@@ -14,7 +14,7 @@
 #   rping_data_ok on both printed copies);
 # - perftest bandwidth and latency tools, over TCP and over rdma_cm (-R):
 #   perftest checks no data, so each side's packet counters must have moved
-#   by what the transfer needs (and not orders of magnitude more);
+#   by what the transfer needs (and not twenty times more);
 # - ucmatose, paired with the packet counters the same way;
 # - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V.
 . "$REPO/selftests/lib/guest.sh"
@@ -48,7 +48,9 @@ perf_ok() {
 # perf S MINPKTS TOOL ARGS...: perftest TOOL between the VMs, server on VM
 # S; -R anywhere in ARGS means rdma_cm, else perftest's TCP exchange. The
 # client must print a result and each side's device must have moved at
-# least MINPKTS packets, at most ten times that plus 500.
+# least MINPKTS packets, at most twenty times that plus 1000 (a loaded TCG
+# host makes both devices retransmit, so the ceiling only catches runaway
+# traffic).
 perf() {
 	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm= run=xrun
 	shift 3
@@ -64,7 +66,7 @@ perf() {
 	if [ "$(role "$s")" = client ]; then
 		t_ok "$tool$cm printed a result" perf_ok "$(xout)"
 	fi
-	t_ok "$tool$cm: $DEV packet counters moved" pkts_moved "$before" "$min" $((10 * min + 500))
+	t_ok "$tool$cm: $DEV packet counters moved" pkts_moved "$before" "$min" $((20 * min + 1000))
 }
 
 # rp S SIZE: rping of SIZE bytes, 10 pings, every byte compared.
