@@ -52,7 +52,7 @@ perf_ok() {
 # host makes both devices retransmit, so the ceiling only catches runaway
 # traffic).
 perf() {
-	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm= run=xrun
+	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm='' run=xrun
 	shift 3
 	[[ " $* " == *" -R "* ]] && { cm=" -R"; ready="cm_listening ${tool:0:15}"; run=xrun_cm; }
 	before=$(pkts)

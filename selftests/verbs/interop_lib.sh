@@ -118,6 +118,7 @@ cm_capture_stop() {
 # RPING...: rping with its stderr kept apart in /tmp/rping.err. rping
 # prints the pings on buffered stdout and its connection events on stderr;
 # in one file an event can land inside a long ping line.
+# shellcheck disable=SC2034 # used by the scripts sourcing this
 RPING=(sh -c 'exec rping "$@" 2>> /tmp/rping.err' rping)
 
 # xfer S TYPE SIZES [ARGS...]: sroce_xfer (every byte and completion field
@@ -181,7 +182,7 @@ xrun_cm() {
 			[ $hasaddr = 1 ] || args+=("$addr")
 			v=$(vm_get "$XNAME" "$peer" 300)
 			if [ "$v" != ready ]; then
-				vm_put "$XNAME.v" done
+				vm_put "$XNAME.v" "done"
 				echo "server did not start"
 				return 1
 			fi
@@ -194,7 +195,7 @@ xrun_cm() {
 					tee -a /tmp/cm_retries
 				continue
 			fi
-			vm_put "$XNAME.v" done
+			vm_put "$XNAME.v" "done"
 			sed 's/^/cli: /' "/tmp/$XNAME.out"
 		fi
 		echo "exit $rc"
