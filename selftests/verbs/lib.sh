@@ -109,11 +109,11 @@ serve() {
 	echo "exit $rc"
 	return $rc
 }
-# client NAME CMD...: VM 2 runs CMD once the server of NAME is ready.
+# client NAME CMD...: the other VM runs CMD once the server of NAME is ready.
 client() {
 	local name=$1 st rc
 	shift
-	st=$(vm_get "$name" 1 300) || return 1
+	st=$(vm_get "$name" "$(peer_id)" 300) || return 1
 	[ "$st" = ready ] || { echo "server did not start"; return 1; }
 	"$@" > "/tmp/$name.out" 2>&1
 	rc=$?

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 2
+# timeout: 1500
+#
+# sroce0 (VM 1) against Debian's rdma_rxe (rxe0, VM 2) on a 1500-byte link
+# (path MTU 1024), every exchange once with sroce serving and once with rxe
+# serving:
+# - sroce_xfer RC and UC (every op) at 0, 1, MTU, MTU + 1 and several MTUs,
+#   UD at 0, 1 and MTU, every byte and completion field checked;
+# - ibv_{rc,uc,srq}_pingpong -c at 1 and 5000 bytes, ibv_ud_pingpong -c at
+#   0 and MTU (-c checks one byte per page), and rping -V/-v at MTU + 1 and
+#   5000 bytes, every byte compared (by rping itself on the client, by
+#   rping_data_ok on both printed copies);
+# - perftest bandwidth and latency tools, over TCP and over rdma_cm (-R):
+#   perftest checks no data, so each side's packet counters must have moved
+#   by what the transfer needs (and not twenty times more);
+# - ucmatose, paired with the packet counters the same way;
+# - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/verbs/interop_lib.sh"
+
+t_ok "sroce0 / rxe0 up with RoCE v2 GIDs" interop_up || { t_done; exit 1; }
+t_ok "capturing CM MADs" cm_capture_start
+t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
+
+MTU_B=1024
+
+# pp S TYPE SIZE [ARGS...]: ibv_TYPE_pingpong -c, server on VM S.
+pp() {
+	local s=$1 type=$2 size=$3
+	shift 3
+	t_ok "ibv_${type}_pingpong -c -s $size $* ($DEV $(role "$s"))" \
+		xrun "$type-$size" "$s" "tcp_listening @PORT@" \
+		timeout 120 "ibv_${type}_pingpong" -d "$DEV" -g "$GID" -c -n 10 \
+		-s "$size" -p @PORT@ "$@"
+}
+
+# perf_ok FILE: a perftest result line (numeric size and iterations, then
+# positive figures) follows the column header.
+perf_ok() {
+	awk '/^ *#bytes/ { h = 1; next }
+	     h && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $2 > 0 && $NF + 0 > 0 { ok = 1 }
+	     END { exit !ok }' "$1"
+}
+
+# perf S MINPKTS TOOL ARGS...: perftest TOOL between the VMs, server on VM
+# S; -R anywhere in ARGS means rdma_cm, else perftest's TCP exchange. The
+# client must print a result and each side's device must have moved at
+# least MINPKTS packets, at most twenty times that plus 1000 (a loaded TCG
+# host makes both devices retransmit, so the ceiling only catches runaway
+# traffic).
+perf() {
+	local s=$1 min=$2 tool=$3 before ready=tcp_listening cm='' run=xrun
+	shift 3
+	[[ " $* " == *" -R "* ]] && { cm=" -R"; ready="cm_listening ${tool:0:15}"; run=xrun_cm; }
+	before=$(pkts)
+	t_ok "$tool $* ($DEV $(role "$s"))" \
+		$run "$tool" "$s" "$ready @PORT@" \
+		timeout 200 "$tool" -d "$DEV" -x "$GID" -F -p @PORT@ "$@"
+	if [ -s /tmp/cm_retries ]; then
+		cat /tmp/cm_retries
+		rm -f /tmp/cm_retries
+	fi
+	if [ "$(role "$s")" = client ]; then
+		t_ok "$tool$cm printed a result" perf_ok "$(xout)"
+	fi
+	t_ok "$tool$cm: $DEV packet counters moved" pkts_moved "$before" "$min" $((20 * min + 1000))
+}
+
+# rp S SIZE: rping of SIZE bytes, 10 pings, every byte compared.
+rp() {
+	local s=$1 size=$2 a
+	if [ "$(role "$s")" = server ]; then a=(-s -a @SRV@); else a=(-c -a @SRV@ -V); fi
+	t_ok "rping -S $size ($DEV $(role "$s"))" \
+		xrun "rping-$size" "$s" "cm_listening rping @PORT@" \
+		timeout 200 "${RPING[@]}" "${a[@]}" -p @PORT@ -C 10 -S "$size" -v
+	if [ "$(role "$s")" = server ]; then
+		t_ok "rping -S $size: server saw the pattern" rping_data_ok "$(xout)" 10 "$size" "server ping data: "
+	else
+		t_ok "rping -S $size: client saw the pattern" rping_data_ok "$(xout)" 10 "$size" "ping data: "
+	fi
+}
+
+for S in 1 2; do
+	echo "# ---- server on VM $S: $([ "$S" = 1 ] && echo sroce0 || echo rxe0) serves"
+	# sroce_xfer covers every size boundary; the pingpongs take one
+	# small and one multi-packet size. No 0: a 0-byte pingpong buffer means
+	# a 0-byte MR, which ib_core refuses for every device (and
+	# srq_pingpong rejects -s 0 itself).
+	for size in 1 5000; do
+		pp $S rc "$size"
+		pp $S uc "$size"
+		pp $S srq "$size"
+	done
+	for size in 0 $MTU_B; do
+		pp $S ud "$size"
+	done
+	log_retx "pingpongs (server VM $S)"
+
+	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000,65536 -m $MTU_B
+	xfer $S uc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
+	xfer $S ud 0,1,$MTU_B
+	log_retx "sroce_xfer (server VM $S)"
+
+	for r in "" -R; do
+		perf $S 400 ib_send_bw -s 4096 -n 100 $r
+		perf $S 400 ib_write_bw -s 4096 -n 100 $r
+		perf $S 400 ib_read_bw -s 4096 -n 100 $r
+		perf $S 100 ib_atomic_bw -A CMP_AND_SWAP -n 100 $r
+		perf $S 100 ib_atomic_bw -A FETCH_AND_ADD -n 100 $r
+		perf $S 50 ib_send_lat -n 25 $r
+		perf $S 50 ib_write_lat -n 25 $r
+		perf $S 50 ib_read_lat -n 25 $r
+		perf $S 50 ib_atomic_lat -n 25 $r
+	done
+	log_retx "perftest (server VM $S)"
+
+	for size in $((MTU_B + 1)) 5000; do
+		rp $S "$size"
+	done
+	if [ "$(role $S)" = server ]; then a=(-b @SRV@); else a=(-s @SRV@); fi
+	before=$(pkts)
+	t_ok "ucmatose 2 x 10 ($DEV $(role $S))" \
+		xrun ucmatose $S "cm_listening ucmatose @PORT@" \
+		timeout 200 ucmatose "${a[@]}" -p @PORT@ -c 2 -C 10
+	t_ok "ucmatose: $DEV packet counters moved" pkts_moved "$before" 40 900
+	log_retx "rping, ucmatose (server VM $S)"
+done
+
+echo "# ---- IPv6 RoCE v2 GIDs"
+GID4=$GID
+GID=$GID6
+XR_V6=1
+for S in 1 2; do
+	for size in 1 5000; do
+		pp $S rc "$size"
+	done
+	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
+	rp $S 5000
+done
+GID=$GID4
+XR_V6=0
+log_retx "IPv6"
+
+show_counters "$DEV"
+cm_capture_stop
+t_ok "peers done" vm_barrier finished 300
+if [ "$VM_ID" = 1 ]; then
+	t_ok "rdma link delete" rdma link delete sroce0
+	t_ok "rmmod sroce" rmmod sroce
+else
+	t_ok "rdma link delete" rdma link delete rxe0
+fi
+t_done

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 2
+# timeout: 900
+#
+# sroce0 (VM 1) against rdma_rxe (rxe0, VM 2) with netem dropping 1% of
+# the packets sroce's VM sends: an RC ib_write_bw and a verified rping must
+# still complete in both directions, and sroce must have retransmitted.
+# Both devices' retransmission-type counters are logged: rxe retransmits
+# even on a clean link between these VMs, so its figures are evidence of
+# how it behaves here, not something this test holds it to.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/verbs/interop_lib.sh"
+
+t_ok "sroce0 / rxe0 up with RoCE v2 GIDs" interop_up || { t_done; exit 1; }
+if [ "$VM_ID" = 1 ]; then
+	t_ok "netem: drop 1% of what VM 1 sends" \
+		tc qdisc add dev eth0 root netem loss 1%
+	tc qdisc show dev eth0 | sed 's/^/# /'
+fi
+t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
+retx0=$( [ "$VM_ID" = 1 ] && hw_counter retransmits sroce0)
+log_retx "setup"
+
+for S in 1 2; do
+	# 400 x 16 KiB: ~6400 requests, so 1% loss drops dozens of them (or
+	# their ACKs) and sroce's retransmit path must recover each.
+	before=$(pkts)
+	t_ok "ib_write_bw RC 16 KiB x 400 under loss ($DEV $(role $S))" \
+		xrun write_bw $S "tcp_listening @PORT@" \
+		timeout 400 ib_write_bw -d "$DEV" -x "$GID" -F -p @PORT@ -s 16384 -n 400
+	t_ok "ib_write_bw: $DEV packet counters moved" pkts_moved "$before" 6400 100000
+	log_retx "ib_write_bw (server VM $S)"
+	if [ "$(role $S)" = server ]; then a=(-s -a @SRV@); else a=(-c -a @SRV@ -V); fi
+	t_ok "rping -V 40 x 5000 bytes under loss ($DEV $(role $S))" \
+		xrun rping $S "cm_listening rping @PORT@" \
+		timeout 400 "${RPING[@]}" "${a[@]}" -p @PORT@ -C 40 -S 5000 -v
+	if [ "$(role $S)" = server ]; then
+		t_ok "rping: server saw the pattern" rping_data_ok "$(xout)" 40 5000 "server ping data: "
+	else
+		t_ok "rping: client saw the pattern" rping_data_ok "$(xout)" 40 5000 "ping data: "
+	fi
+	log_retx "rping (server VM $S)"
+done
+
+if [ "$VM_ID" = 1 ]; then
+	tc -s qdisc show dev eth0 | sed 's/^/# /'
+	t_ok "sroce retransmitted under loss" \
+		sh -c "[ $(hw_counter retransmits sroce0) -gt $retx0 ]"
+fi
+show_counters "$DEV"
+t_ok "peers done" vm_barrier finished 300
+if [ "$VM_ID" = 1 ]; then
+	tc qdisc del dev eth0 root
+	t_ok "rdma link delete" rdma link delete sroce0
+	t_ok "rmmod sroce" rmmod sroce
+else
+	t_ok "rdma link delete" rdma link delete rxe0
+fi
+t_done
