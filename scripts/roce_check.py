@@ -13,7 +13,7 @@ judge one. Standard library only.
 
 Usage: roce_check.py PCAP [--expect-loss] [--allow-retransmit] [--json]
                      [--mtu N] [--pkey P] [--max-errors N]
-                     [--expect-opcodes NAME,...]
+                     [--expect-opcodes NAME,...] [--strict]
 Exit status: 0 no violation, 1 violations found, 2 unreadable input/usage.
 
 Input: classic pcap (not pcapng), link types Ethernet (with VLAN tags),
@@ -32,8 +32,13 @@ original; SEND/WRITE message structure and WRITE length = RETH length;
 AckReq on the last packet of each RC message; responses only for PSNs
 already requested; READ responses complete, in order, of the asked length;
 ACK PSNs advancing; MSN = messages completed. UD: PSNs per source QP.
+Also: every AckReq answered by a positive acknowledgement by the end of the
+capture; plain ACKs never at a READ or atomic PSN; one UDP source port per
+UD QP; RC/UC never to QP 0/1; pad bytes zero (warning); --mtu, if given,
+matching the packets. --expect-opcodes fails a capture lacking an opcode.
 Findings come as violations (exit 1), loss findings (--expect-loss) and
-warnings (never fail), each with a category name; --json lists them all.
+warnings (fail only under --strict, and only those about the sender's
+choices), each with a category name; --json lists them all.
 """
 
 import argparse
@@ -109,6 +114,9 @@ OPCODES = _build_opcodes()
 # Categories that stop being violations under --expect-loss.
 LOSS_CATEGORIES = {'psn-gap', 'psn-retransmit', 'ack-duplicate', 'nak-psn-seq',
                    'read-response-gap'}
+# Warnings about the sender's own choices rather than the capture or the
+# timing: --strict makes them violations (for judging our own stack).
+STRICT_CATEGORIES = {'udp-csum', 'pad-bytes', 'atomic-compare', 'udp-sport', 'ackreq'}
 # The subset a sender may produce on a lossless link when its retransmit
 # timer fires before a slow peer answers (allowed by --allow-retransmit).
 RETRANSMIT_CATEGORIES = {'psn-retransmit', 'ack-duplicate'}
@@ -239,7 +247,8 @@ def compute_icrc(iphdr, ipver, udphdr, transport_bytes):
 
 class Checker:
     def __init__(self, expect_loss=False, mtu=None, pkey=0xffff,
-                 allow_retransmit=False):
+                 allow_retransmit=False, strict=False):
+        self.strict = strict
         self.expect_loss = expect_loss
         self.allow_retransmit = allow_retransmit
         self.forced_mtu = mtu
@@ -265,7 +274,10 @@ class Checker:
             self.errors.append((no, cat, text))
 
     def warn(self, no, cat, text):
-        self.warnings.append((no, cat, text))
+        if self.strict and cat in STRICT_CATEGORIES:
+            self.errors.append((no, cat, text))
+        else:
+            self.warnings.append((no, cat, text))
 
     # -- layer 2/3/4 -------------------------------------------------------
     def frame(self, no, ts, linktype, caplen, origlen, data):
@@ -994,6 +1006,9 @@ def main(argv=None):
     ap.add_argument('--allow-retransmit', action='store_true',
                     help='report go-back-N retransmissions (exact replays) and the '
                     'duplicate ACKs they cause without failing; gaps still fail')
+    ap.add_argument('--strict', action='store_true',
+                    help='count warnings about the sender\'s choices (%s) as violations'
+                    % ', '.join(sorted(STRICT_CATEGORIES)))
     ap.add_argument('--json', action='store_true', help='print the result as JSON')
     ap.add_argument('--mtu', type=int, choices=IB_MTUS,
                     help='path MTU to assume where the capture does not show it')
@@ -1010,7 +1025,7 @@ def main(argv=None):
     if unknown:
         ap.error('--expect-opcodes: unknown opcode name(s) %s' % ', '.join(unknown))
     chk = Checker(expect_loss=args.expect_loss, mtu=args.mtu, pkey=args.pkey,
-                  allow_retransmit=args.allow_retransmit)
+                  allow_retransmit=args.allow_retransmit, strict=args.strict)
     try:
         for rec in read_pcap(args.pcap):
             chk.frame(*rec)

@@ -394,6 +394,13 @@ def negative_tests():
     ok(rc == 0 and res and [w['category'] for w in res['warnings']] == ['ackreq'],
        'AckReq on UC_SEND_LAST: ackreq warning, no violation')
 
+    rc, res, _ = check(save('ucackreq.pcap', h, r), '--strict')
+    ok(rc == 1 and res and list(res['violations_by_category']) == ['ackreq'],
+       'AckReq on UC_SEND_LAST with --strict: ackreq violation')
+    rc, res, _ = check(os.path.join(DATA, 'rxe_atomic_fetch_add.pcap'), '--strict')
+    ok(rc == 1 and res and list(res['violations_by_category']) == ['atomic-compare'],
+       'rxe\'s FETCH_ADD with --strict: atomic-compare violation')
+
     # A path MTU other than the one the caller expects.
     expect_only(write, ['pmtu'], '--mtu 4096 on a PMTU 1024 capture: pmtu violation',
                 '--mtu', '4096')
