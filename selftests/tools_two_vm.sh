@@ -124,14 +124,14 @@ retx "perftest -R"
 
 # rdma_server / rdma_client (librdmacm examples, port 7471): the client
 # sends 16 bytes, the server echoes them; each says "end 0" on success.
-end_ok() { grep -q "^rdma_$1: end 0\$" "/tmp/rdma_$1.out"; }
+end_ok() { grep -q "^rdma_$1: end 0\$" /tmp/rdma_ex.out; }
 if [ "$VM_ID" = 1 ]; then
-	t_ok "rdma_server" serve rdma_server "cm_listening rdma_server 7471" \
+	t_ok "rdma_server" serve rdma_ex "cm_listening rdma_server 7471" \
 		timeout 200 rdma_server
 	t_ok "rdma_server ended with 0" end_ok server
 else
 	read -r s0 r0 < <(pkts)
-	t_ok "rdma_client" client rdma_client timeout 200 rdma_client -s $SRV
+	t_ok "rdma_client" client rdma_ex timeout 200 rdma_client -s $SRV
 	t_ok "rdma_client ended with 0" end_ok client
 	read -r s1 r1 < <(pkts)
 	t_ok "rdma_client moved the port counters" test "$s1" -gt "$s0" -a "$r1" -gt "$r0"
