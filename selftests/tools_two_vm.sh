@@ -91,22 +91,21 @@ perf() {
 		serve "perf$n" "$ready" "$@"
 		return
 	fi
-	read -r s0 r0 < <(pkts)
+	read -r s0 r0 <<< "$(pkts)"
 	client "perf$n" "$@" $SRV || return 1
-	read -r s1 r1 < <(pkts)
+	read -r s1 r1 <<< "$(pkts)"
 	rc=0
 	if ((s1 <= s0 || r1 <= r0)); then
 		echo "port counters did not move: sent_pkts $s0 -> $s1, rcvd_pkts $r0 -> $r1"
 		rc=1
 	fi
 	if [ "$kind" = lat ]; then
-		lat_ok "/tmp/perf$n.out" || rc=1
+		lat_ok "/tmp/perf$n.out" || { echo "no latency result line"; rc=1; }
 		awk '/#bytes.*t_avg/ { getline; print "# " $0 }' "/tmp/perf$n.out"
 	else
-		bw_ok "/tmp/perf$n.out" || rc=1
+		bw_ok "/tmp/perf$n.out" || { echo "no bandwidth result line"; rc=1; }
 		awk '/#bytes.*BW average/ { getline; print "# " $0 }' "/tmp/perf$n.out"
 	fi
-	[ $rc = 0 ] || echo "no $kind result line"
 	return $rc
 }
 
@@ -130,10 +129,10 @@ if [ "$VM_ID" = 1 ]; then
 		timeout 200 rdma_server
 	t_ok "rdma_server ended with 0" end_ok server
 else
-	read -r s0 r0 < <(pkts)
+	read -r s0 r0 <<< "$(pkts)"
 	t_ok "rdma_client" client rdma_ex timeout 200 rdma_client -s $SRV
 	t_ok "rdma_client ended with 0" end_ok client
-	read -r s1 r1 < <(pkts)
+	read -r s1 r1 <<< "$(pkts)"
 	t_ok "rdma_client moved the port counters" test "$s1" -gt "$s0" -a "$r1" -gt "$r0"
 fi
 retx rdma_client
