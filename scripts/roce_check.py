@@ -836,11 +836,14 @@ class Checker:
             # A positive acknowledgement (ACK, read response with AETH, or
             # atomic ACK): MSN counts the messages completed up to its PSN.
             # A plain ACK cannot stand for a read's data or an atomic's
-            # original value, so it never carries the PSN of either.
+            # original value, so it never carries the PSN of either; but
+            # a responder answering a duplicate may ACK its newest PSN
+            # whatever request that was, so only before any replay.
             if op.msg == 'ack' and (sent.get(p.psn) == 0 or
                                     req_msg.get(p.psn) in ('read', 'atomic')):
-                self.error(p.no, 'ack-kind', '%s: ACK at PSN %d, which is a %s request\'s'
-                           % (label, p.psn, req_msg.get(p.psn, 'read')))
+                (self.warn if fl['retransmits'] else self.error)(
+                    p.no, 'ack-kind', '%s: ACK at PSN %d, which is a %s request\'s'
+                    % (label, p.psn, req_msg.get(p.psn, 'read')))
             if op.msg == 'atomic' and req_msg.get(p.psn) != 'atomic':
                 self.error(p.no, 'ack-kind', '%s: ATOMIC_ACKNOWLEDGE at PSN %d, which is '
                            'no atomic request\'s' % (label, p.psn))
