@@ -82,7 +82,7 @@ pkts() { echo "$(hw_counter sent_pkts) $(hw_counter rcvd_pkts)"; }
 # ARGS the server is ready once its rdma_cm id listens, else once it
 # listens on TCP.
 perf() {
-	local n=$1 kind=$2 test=$3 port=$((18800 + $1)) ready rc s0 r0 s1 r1
+	local n=$1 kind=$2 test=$3 port=$((18800 + $1)) ready rc s0 r0 s1 r1 try
 	shift 3
 	ready="tcp_listening $port"
 	case " $* " in *" -R "*) ready="cm_listening $test $port" ;; esac
@@ -92,7 +92,16 @@ perf() {
 		return
 	fi
 	read -r s0 r0 <<< "$(pkts)"
-	client "perf$n" "$@" $SRV || return 1
+	# rdma_cm's LISTEN state (what cm_listening sees) is set before the
+	# listen reaches the IB CM, so a REQ can still meet "invalid service
+	# ID" (seen once on a host loaded to 20 runnable threads per core):
+	# connect again, saying so, while the server still waits.
+	try=1
+	until client "perf$n" "$@" $SRV; do
+		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' "/tmp/perf$n.out" &&
+			((try++ < 3)) || return 1
+		echo "# connection rejected before the server's listen was complete, again"
+	done
 	read -r s1 r1 <<< "$(pkts)"
 	rc=0
 	if ((s1 <= s0 || r1 <= r0)); then
