@@ -106,7 +106,10 @@ perf() {
 	ready="tcp_listening $port"
 	CM_SINCE=
 	case " $* " in *" -R "*) ready="cm_ready $test $port" ;; esac
-	set -- timeout 300 "$test" -d sroce0 -x "$GID" -F -p $port "$@"
+	# -u 18: a 1 s ACK timeout (perftest's default is 67 ms), so that 7
+	# retries outlast a TCG peer stalled by a loaded host (retry count
+	# exceeded was seen at a load of 15 runnable threads per core).
+	set -- timeout 300 "$test" -d sroce0 -x "$GID" -F -u 18 -p $port "$@"
 	if [ "$VM_ID" = 1 ]; then
 		serve "perf$n" "$ready" "$@"
 		return
