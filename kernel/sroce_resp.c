@@ -916,6 +916,14 @@ void sroce_resp_stop(struct sroce_qp *qp, bool flush)
 	struct sroce_resp *resp = &qp->resp;
 
 	spin_lock_bh(&resp->lock);
+	/*
+	 * The receive completions of the requests this ACK covers may
+	 * already be with the application, which can then move the QP to
+	 * ERR (rdma_disconnect) before the deferred ACK went out: without
+	 * it the requester would flush messages that were delivered.
+	 */
+	if (!resp->stopped)
+		sroce_resp_flush_ack(qp);
 	resp->stopped = true;
 	resp->ack_pending = false;
 	resp_abandon_msg(resp);

@@ -13,6 +13,7 @@ judge one. Standard library only.
 
 Usage: roce_check.py PCAP [--expect-loss] [--allow-retransmit] [--json]
                      [--mtu N] [--pkey P] [--max-errors N]
+                     [--expect-opcodes NAME,...] [--strict]
 Exit status: 0 no violation, 1 violations found, 2 unreadable input/usage.
 
 Input: classic pcap (not pcapng), link types Ethernet (with VLAN tags),
@@ -31,8 +32,13 @@ original; SEND/WRITE message structure and WRITE length = RETH length;
 AckReq on the last packet of each RC message; responses only for PSNs
 already requested; READ responses complete, in order, of the asked length;
 ACK PSNs advancing; MSN = messages completed. UD: PSNs per source QP.
+Also: every AckReq answered by a positive acknowledgement by the end of the
+capture; plain ACKs never at a READ or atomic PSN; one UDP source port per
+UD QP; RC/UC never to QP 0/1; pad bytes zero (warning); --mtu, if given,
+matching the packets. --expect-opcodes fails a capture lacking an opcode.
 Findings come as violations (exit 1), loss findings (--expect-loss) and
-warnings (never fail), each with a category name; --json lists them all.
+warnings (fail only under --strict, and only those about the sender's
+choices), each with a category name; --json lists them all.
 """
 
 import argparse
@@ -108,6 +114,9 @@ OPCODES = _build_opcodes()
 # Categories that stop being violations under --expect-loss.
 LOSS_CATEGORIES = {'psn-gap', 'psn-retransmit', 'ack-duplicate', 'nak-psn-seq',
                    'read-response-gap'}
+# Warnings about the sender's own choices rather than the capture or the
+# timing: --strict makes them violations (for judging our own stack).
+STRICT_CATEGORIES = {'udp-csum', 'pad-bytes', 'atomic-compare', 'udp-sport', 'ackreq'}
 # The subset a sender may produce on a lossless link when its retransmit
 # timer fires before a slow peer answers (allowed by --allow-retransmit).
 RETRANSMIT_CATEGORIES = {'psn-retransmit', 'ack-duplicate'}
@@ -238,7 +247,8 @@ def compute_icrc(iphdr, ipver, udphdr, transport_bytes):
 
 class Checker:
     def __init__(self, expect_loss=False, mtu=None, pkey=0xffff,
-                 allow_retransmit=False):
+                 allow_retransmit=False, strict=False):
+        self.strict = strict
         self.expect_loss = expect_loss
         self.allow_retransmit = allow_retransmit
         self.forced_mtu = mtu
@@ -264,7 +274,10 @@ class Checker:
             self.errors.append((no, cat, text))
 
     def warn(self, no, cat, text):
-        self.warnings.append((no, cat, text))
+        if self.strict and cat in STRICT_CATEGORIES:
+            self.errors.append((no, cat, text))
+        else:
+            self.warnings.append((no, cat, text))
 
     # -- layer 2/3/4 -------------------------------------------------------
     def frame(self, no, ts, linktype, caplen, origlen, data):
@@ -462,6 +475,11 @@ class Checker:
                        (p.describe(), p.pad, rest))
             return
         p.paylen = rest - p.pad
+        if p.pad and any(body[len(body) - p.pad:]):
+            # Receivers ignore them, but anything but zeros there is
+            # memory the sender did not mean to send.
+            self.warn(no, 'pad-bytes', '%s: pad bytes %s are not zero' %
+                      (p.describe(), body[len(body) - p.pad:].hex()))
         if op.payload == 'none' and rest:
             self.error(no, 'payload', '%s must carry no payload, has %d bytes (pad %d)'
                        % (op.name, p.paylen, p.pad))
@@ -502,11 +520,11 @@ class Checker:
         resp = collections.OrderedDict()
         ud = collections.OrderedDict()     # (src, src qpn) -> [pkts]
         sports = collections.defaultdict(set)
+        ud_sports = collections.defaultdict(set)   # (src, source QPN)
         for p in self.pkts:
             if p.op is None or p.op.kind == 'cnp':
                 continue
             key = (p.src, p.dst, p.dqpn)
-            sports[key].add(p.sport)
             if p.sport < 0xc000:
                 self.warn(p.no, 'udp-sport', 'UDP source port %d below 49152' % p.sport)
             t = transport(p.opcode)
@@ -515,15 +533,32 @@ class Checker:
                 sqpn = struct.unpack_from('!I', deth, 4)[0] & 0xffffff
                 if deth[4]:
                     self.error(p.no, 'deth-reserved', 'DETH reserved byte 0x%02x' % deth[4])
+                if sqpn == 0 or p.dqpn == 0:
+                    # RoCE has no subnet management QP.
+                    self.error(p.no, 'qpn', 'UD %s: QP 0 used on RoCE' % p.describe())
+                ud_sports[(p.src, sqpn)].add(p.sport)
                 ud.setdefault((p.src, sqpn), []).append(p)
+            elif p.dqpn in (0, 1):
+                self.error(p.no, 'qpn', '%s %s: QPs 0 and 1 take only UD packets' %
+                           (t, p.describe()))
             elif p.op.kind == 'req':
+                sports[key].add(p.sport)
                 req.setdefault(key + (t,), []).append(p)
             else:
+                sports[key].add(p.sport)
                 resp.setdefault(key, []).append(p)
+        # A QP's packets keep one UDP source port (its flow entropy), so
+        # that ECMP routers keep them on one path and in order. Requests
+        # and responses of an RC/UC QP pair share the key (src, dst, dqpn);
+        # a UD QP talks to many QPs, so it is keyed by its own QPN.
         for key, ports in sports.items():
             if len(ports) > 1:
                 self.error(None, 'udp-sport', 'flow %s -> %s qpn 0x%x uses several UDP '
                            'source ports %s' % (key[0], key[1], key[2], sorted(ports)))
+        for (src, sqpn), ports in ud_sports.items():
+            if len(ports) > 1:
+                self.error(None, 'udp-sport', 'UD QP 0x%x of %s uses several UDP source '
+                           'ports %s' % (sqpn, src, sorted(ports)))
 
         # Which request stream does each response stream answer? The
         # requester's QPN is not in the requests, so match on PSNs.
@@ -590,6 +625,9 @@ class Checker:
         if mtu_q and mtu_r and mtu_q != mtu_r:
             self.error(None, 'pmtu', '%s: requests use PMTU %d, read responses %d' %
                        (label, mtu_q, mtu_r))
+        if self.forced_mtu and (mtu_q or mtu_r) not in (None, self.forced_mtu):
+            self.error(None, 'pmtu', '%s: packets use PMTU %d, --mtu says %d' %
+                       (label, mtu_q or mtu_r, self.forced_mtu))
         mtu = self.forced_mtu or mtu_q or mtu_r
         if mtu:
             for p in qpk + rpk:
@@ -624,6 +662,12 @@ class Checker:
         last_msn = None
         read_cur = None         # [req psn, next resp psn, bytes, expected pkts]
         coalesce = collections.Counter()
+        req_msg = {}            # request PSN -> 'send'/'write'/'read'/'atomic'
+        # Unwrapped PSNs: the newest request that asked for an
+        # acknowledgement (a read's last response slot: a read is answered
+        # by its responses) and the newest positively acknowledged one.
+        need_ack = None
+        acked = None
 
         def npkts_read(dlen):
             if dlen == 0:
@@ -685,6 +729,12 @@ class Checker:
                 expect = psn_add(p.psn, n)
                 anchor[:] = [unwrap(p.psn), p.psn]
                 orig_pkt[p.psn] = p
+                req_msg[p.psn] = op.msg
+                if t == 'RC' and p.ackreq:
+                    need_ack = anchor[0] + n - 1
+                elif t != 'RC' and p.ackreq:
+                    self.warn(p.no, 'ackreq', '%s: AckReq set on %s; only RC requests '
+                              'are acknowledged' % (label, p.describe()))
                 self.msg_structure(p, label, in_msg)
                 if op.pos in ('first',):
                     in_msg = (op.msg, p)
@@ -785,6 +835,20 @@ class Checker:
                 continue
             # A positive acknowledgement (ACK, read response with AETH, or
             # atomic ACK): MSN counts the messages completed up to its PSN.
+            # A plain ACK cannot stand for a read's data or an atomic's
+            # original value, so it never carries the PSN of either; but
+            # a responder answering a duplicate may ACK its newest PSN
+            # whatever request that was, so only before any replay.
+            if op.msg == 'ack' and (sent.get(p.psn) == 0 or
+                                    req_msg.get(p.psn) in ('read', 'atomic')):
+                (self.warn if fl['retransmits'] else self.error)(
+                    p.no, 'ack-kind', '%s: ACK at PSN %d, which is a %s request\'s'
+                    % (label, p.psn, req_msg.get(p.psn, 'read')))
+            if op.msg == 'atomic' and req_msg.get(p.psn) != 'atomic':
+                self.error(p.no, 'ack-kind', '%s: ATOMIC_ACKNOWLEDGE at PSN %d, which is '
+                           'no atomic request\'s' % (label, p.psn))
+            if p.psn in sent and (acked is None or unwrap(p.psn) > acked):
+                acked = unwrap(p.psn)
             if op.msg == 'ack':
                 fl['acks'] += 1
                 if last_ack is not None:
@@ -821,6 +885,15 @@ class Checker:
         if read_cur is not None:
             self.error(None, 'read-response', '%s: capture ends inside a read response'
                        % label)
+        if t == 'RC' and rpk and need_ack is not None and \
+                (acked is None or acked < need_ack):
+            # Responders may coalesce ACKs, but each AckReq must be answered
+            # by one covering its PSN before the exchange ends.
+            self.error(None, 'unacked', '%s: requests up to PSN %d asked for an ACK, '
+                       'the last positive acknowledgement is for PSN %s' %
+                       (label, psn_add(first_psn, need_ack - unwrap(first_psn)),
+                        'none' if acked is None else
+                        psn_add(first_psn, acked - unwrap(first_psn))))
         if t == 'RC' and qpk and not rpk:
             self.warn(qpk[0].no, 'no-responses', '%s: no responses captured' % label)
         if t == 'UC' and rpk:
@@ -936,16 +1009,26 @@ def main(argv=None):
     ap.add_argument('--allow-retransmit', action='store_true',
                     help='report go-back-N retransmissions (exact replays) and the '
                     'duplicate ACKs they cause without failing; gaps still fail')
+    ap.add_argument('--strict', action='store_true',
+                    help='count warnings about the sender\'s choices (%s) as violations'
+                    % ', '.join(sorted(STRICT_CATEGORIES)))
     ap.add_argument('--json', action='store_true', help='print the result as JSON')
     ap.add_argument('--mtu', type=int, choices=IB_MTUS,
                     help='path MTU to assume where the capture does not show it')
     ap.add_argument('--pkey', type=lambda s: int(s, 0), default=0xffff,
                     help='expected P_Key (default 0xffff)')
+    ap.add_argument('--expect-opcodes', metavar='NAME,...', default='',
+                    help='opcodes (names as in the report, e.g. RC_SEND_FIRST) the '
+                    'capture must hold at least one packet of')
     ap.add_argument('--max-errors', type=int, default=40,
                     help='errors/warnings listed per section in text mode')
     args = ap.parse_args(argv)
+    known = {op.name for op in OPCODES.values()}
+    unknown = [n for n in args.expect_opcodes.split(',') if n and n not in known]
+    if unknown:
+        ap.error('--expect-opcodes: unknown opcode name(s) %s' % ', '.join(unknown))
     chk = Checker(expect_loss=args.expect_loss, mtu=args.mtu, pkey=args.pkey,
-                  allow_retransmit=args.allow_retransmit)
+                  allow_retransmit=args.allow_retransmit, strict=args.strict)
     try:
         for rec in read_pcap(args.pcap):
             chk.frame(*rec)
@@ -953,6 +1036,9 @@ def main(argv=None):
         print('roce_check: %s: %s' % (args.pcap, e), file=sys.stderr)
         return 2
     chk.analyse()
+    for name in filter(None, args.expect_opcodes.split(',')):
+        if name not in chk.by_opcode:
+            chk.error(None, 'missing-opcode', 'no %s packet in the capture' % name)
     if not chk.pkts and not chk.errors:
         # Most often a capture filter or interface that missed the traffic.
         chk.error(None, 'empty', 'no RoCEv2 packet (UDP port %d) in the capture' % ROCE_PORT)

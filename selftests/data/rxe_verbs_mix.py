@@ -7,11 +7,14 @@ pad bytes, several messages in flight) with a non-default traffic class
 and hop limit, so that the capture exercises the ICRC masks too.
 
 Usage: rxe_verbs_mix.py server|client GID_INDEX [SERVER_IPV4]
+The device is rxe0, or $VERBS_MIX_DEV (selftests/wire_capture.sh runs it on
+sroce0).
 The out-of-band exchange runs over TCP port 18515. Exit status 0 only if
 every work request completed successfully with the expected data.
 """
 
 import json
+import os
 import socket
 import sys
 import time
@@ -64,7 +67,7 @@ def exchange(chan, mine):
 def main():
     role, gidx = sys.argv[1], int(sys.argv[2])
     print('%s: started' % role, flush=True)
-    ctx = Context(name='rxe0')
+    ctx = Context(name=os.environ.get('VERBS_MIX_DEV', 'rxe0'))
     pd = PD(ctx)
     cq = CQ(ctx, 64)
     cap = QPCap(max_send_wr=16, max_recv_wr=NRECV, max_send_sge=1, max_recv_sge=1)

@@ -12,6 +12,7 @@ Usage: /usr/bin/python3 selftests/unit/test_roce_check.py
 import glob
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def main():
        'missing: ' + ', '.join(sorted(missing)))
 
     negative_tests()
+    shutil.rmtree(tmpdir, ignore_errors=True)
     print('%d passed, %d failed' % (results.count(True), results.count(False)))
     return 0 if all(results) else 1
 
@@ -329,6 +331,87 @@ def negative_tests():
     fix_icrc(r[mid][2])
     res = expect_only(save('pad.pcap', h, r), ['pad', 'pmtu', 'write-length'],
                       'pad 3 on WRITE_MIDDLE: pad, pmtu and write-length')
+
+    # One request of an RC flow leaves from another UDP source port (the
+    # port is under the ICRC, so that is fixed up): the QP's flow entropy
+    # must not change.
+    h, r = load(write)
+    struct.pack_into('!H', r[mid][2], layout(r[mid][2])[2],
+                     struct.unpack_from('!H', r[mid][2], layout(r[mid][2])[2])[0] ^ 1)
+    fix_icrc(r[mid][2])
+    expect_only(save('sport.pcap', h, r), ['udp-sport'],
+                'RC request from another UDP source port: udp-sport')
+
+    # The same for a UD QP, which is keyed by its own QPN (DETH).
+    h, r = load(os.path.join(DATA, 'rxe_ud_pingpong_512.pcap'))
+    ud1 = [i for i, rec in enumerate(r) if opcode(rec[2]) == 0x64][-1]
+    o = layout(r[ud1][2])[2]
+    struct.pack_into('!H', r[ud1][2], o, struct.unpack_from('!H', r[ud1][2], o)[0] ^ 2)
+    fix_icrc(r[ud1][2])
+    expect_only(save('udsport.pcap', h, r), ['udp-sport'],
+                'UD QP sending from a second UDP source port: udp-sport')
+
+    # The last ACK of a flow lost from the capture: the requests that asked
+    # for it stay unacknowledged.
+    h, r = load(send)
+    last_ack = [i for i, rec in enumerate(r) if opcode(rec[2]) == 0x11][-1]
+    del r[last_ack]
+    expect_only(save('unacked.pcap', h, r), ['unacked'],
+                'final ACK missing: unacked violation')
+
+    # An atomic answered by a plain ACK (AtomicAckETH cut off, lengths,
+    # checksums and ICRC redone): the requester would never get the value.
+    h, r = load(os.path.join(DATA, 'rxe_atomic_fetch_add.pcap'))
+    aa = next(i for i, rec in enumerate(r) if opcode(rec[2]) == 0x12)
+    f = r[aa][2]
+    ver, ip, udp, bth, end = layout(f)
+    del f[bth + 16:bth + 24]
+    f[bth] = 0x11
+    struct.pack_into('!H', f, ip + 2, struct.unpack_from('!H', f, ip + 2)[0] - 8)
+    struct.pack_into('!H', f, udp + 4, struct.unpack_from('!H', f, udp + 4)[0] - 8)
+    fix_ipv4_csum(f)
+    fix_icrc(f)
+    expect_only(save('ackkind.pcap', h, r), ['ack-kind'],
+                'FETCH_ADD answered by a plain ACK: ack-kind')
+
+    # Non-zero pad bytes are legal but reported.
+    h, r = load(os.path.join(DATA, 'rxe_verbs_mix_v4.pcap'))
+    padded = next(i for i, rec in enumerate(r)
+                  if rec[2][bth_field(rec[2], 1)] & 0x30)
+    r[padded][2][layout(r[padded][2])[4] - 5] = 0xa5
+    fix_icrc(r[padded][2])
+    rc, res, _ = check(save('padbytes.pcap', h, r))
+    ok(rc == 0 and res and [w['category'] for w in res['warnings']
+                            if w['category'] != 'atomic-compare'] == ['pad-bytes'],
+       'non-zero pad byte: pad-bytes warning, no violation')
+
+    # AckReq on a UC packet is ignored by receivers but reported.
+    h, r = load(uc)
+    ucl = next(i for i, rec in enumerate(r) if opcode(rec[2]) == 0x22)
+    r[ucl][2][bth_field(r[ucl][2], 8)] |= 0x80
+    fix_icrc(r[ucl][2])
+    rc, res, _ = check(save('ucackreq.pcap', h, r))
+    ok(rc == 0 and res and [w['category'] for w in res['warnings']] == ['ackreq'],
+       'AckReq on UC_SEND_LAST: ackreq warning, no violation')
+
+    rc, res, _ = check(save('ucackreq.pcap', h, r), '--strict')
+    ok(rc == 1 and res and list(res['violations_by_category']) == ['ackreq'],
+       'AckReq on UC_SEND_LAST with --strict: ackreq violation')
+    rc, res, _ = check(os.path.join(DATA, 'rxe_atomic_fetch_add.pcap'), '--strict')
+    ok(rc == 1 and res and list(res['violations_by_category']) == ['atomic-compare'],
+       'rxe\'s FETCH_ADD with --strict: atomic-compare violation')
+
+    # A path MTU other than the one the caller expects.
+    expect_only(write, ['pmtu'], '--mtu 4096 on a PMTU 1024 capture: pmtu violation',
+                '--mtu', '4096')
+
+    # Opcodes the caller expects to see.
+    rc, res, _ = check(write, '--expect-opcodes', 'RC_WRITE_FIRST,RC_ACKNOWLEDGE')
+    ok(rc == 0, '--expect-opcodes with opcodes present: pass')
+    expect_only(write, ['missing-opcode'], '--expect-opcodes RC_FETCH_ADD on a write '
+                'capture: missing-opcode', '--expect-opcodes', 'RC_WRITE_LAST,RC_FETCH_ADD')
+    rc, _, err = check(write, '--expect-opcodes', 'RC_NO_SUCH_OP')
+    ok(rc == 2 and 'RC_NO_SUCH_OP' in err, '--expect-opcodes with an unknown name: exit 2')
 
     # Captured with a short snap length: must refuse rather than guess.
     h, r = load(send)
