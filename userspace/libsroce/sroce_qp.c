@@ -253,6 +253,23 @@ static int sroce_build_send_wqe(struct sroce_qp *qp, struct sroce_send_wqe *w,
 	return ret;
 }
 
+/*
+ * libibverbs records the state of every successful ibv_modify_qp() in
+ * ibqp->state.  The kernel may also move the QP to ERR on its own, but
+ * posting stays legal there (the WRs flush), so the recorded state is
+ * enough to refuse the states where IBA forbids posting at all.
+ */
+static bool sroce_sq_open(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
+static bool sroce_rq_open(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET;
+}
+
 /* The doorbell: a post_send with no WRs tells the kernel to drain the SQ. */
 static int sroce_ring_doorbell(struct sroce_qp *qp)
 {
@@ -269,7 +286,7 @@ static int sroce_post_send_common(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int ret = 0, db;
 
 	*bad_wr = NULL;
-	if (!qp->has_sq) {
+	if (!qp->has_sq || !sroce_sq_open(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -390,7 +407,7 @@ int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 
-	if (!qp->has_rq) {
+	if (!qp->has_rq || !sroce_rq_open(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -686,8 +703,8 @@ static void sroce_wr_start(struct ibv_qp_ex *ibqp)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->wr_start_idx = qp->sq.idx;
 	qp->wr_cur = NULL;
-	/* Without a send ring every WR in the batch has nowhere to go. */
-	qp->wr_err = qp->has_sq ? 0 : EINVAL;
+	/* Without a usable send queue every WR in the batch is refused. */
+	qp->wr_err = qp->has_sq && sroce_sq_open(&qp->vqp.qp) ? 0 : EINVAL;
 }
 
 static int sroce_wr_complete(struct ibv_qp_ex *ibqp)
