@@ -877,9 +877,19 @@ int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
 	struct ibv_modify_qp cmd;
+	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret || !(attr_mask & IBV_QP_STATE) ||
+	    attr->qp_state != IBV_QPS_RESET)
+		return ret;
+	/* The kernel has emptied the work queues; empty the CQs too. */
+	if (qp->recv_cq)
+		sroce_cq_clean(qp->recv_cq, qp->qp_num);
+	if (qp->send_cq && qp->send_cq != qp->recv_cq)
+		sroce_cq_clean(qp->send_cq, qp->qp_num);
+	return 0;
 }
 
 int sroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
