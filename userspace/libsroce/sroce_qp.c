@@ -769,19 +769,37 @@ static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
 }
 
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
-				  struct ibv_qp_init_attr_ex *attr)
+				  struct ibv_qp_init_attr_ex *in)
 {
 	struct sroce_create_qp_resp_w resp;
+	struct ibv_qp_init_attr_ex ax, *attr = &ax;
 	struct ibv_create_qp cmd;
 	struct sroce_qp *qp;
 	uint64_t ops = 0;
 	int ret;
 
-	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	if (in->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/*
+	 * No creation flag and no TSO are offered, but naming them with a
+	 * zero value asks for nothing (rdma-core's tests do so at random);
+	 * the kernel command then goes without them.
+	 */
+	if (((in->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     in->create_flags) ||
+	    ((in->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
+	     in->max_tso_header)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ax = *in;
+	ax.comp_mask &= ~(uint32_t)(IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				    IBV_QP_INIT_ATTR_MAX_TSO_HEADER);
 	if (!sroce_qp_ops_allowed(attr->qp_type)) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -840,6 +858,8 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 		sroce_qp_ex_init(qp);
 		qp->vqp.comp_mask |= SROCE_VERBS_QP_EX;
 	}
+	/* The caller learns the capabilities it was granted. */
+	in->cap = ax.cap;
 	return &qp->vqp.qp;
 
 err_unmap:

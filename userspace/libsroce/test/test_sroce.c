@@ -774,6 +774,17 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	errno = 0;
 	check(ibv_create_qp_ex(ctx, &a) == NULL && errno == EOPNOTSUPP,
 	      "create_qp_ex asking for TSO: EOPNOTSUPP");
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	a.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	check(ibv_create_qp_ex(ctx, &a) == NULL && errno == EOPNOTSUPP,
+	      "create_qp_ex with a creation flag: EOPNOTSUPP");
+	a.create_flags = 0;
+	qp = ibv_create_qp_ex(ctx, &a);
+	check(qp && a.cap.max_send_wr >= 16 && ibv_destroy_qp(qp) == 0,
+	      "create_qp_ex naming zero creation flags: created, caps back");
+	a.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
