@@ -251,6 +251,12 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	}
 
 	if (!(flags & IB_MR_REREG_TRANS)) {
+		/*
+		 * Same pages: change PD and rights in place and keep the keys.
+		 * Peers that were handed the rkey keep using it (rdma-core's
+		 * tests rely on this, as on rxe and mlx5); every later access
+		 * is checked against the new PD and rights under mr->lock.
+		 */
 		spin_lock_irqsave(&old->lock, irqflags);
 		if (atomic_read(&old->num_mw)) {
 			spin_unlock_irqrestore(&old->lock, irqflags);
@@ -258,9 +264,6 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		}
 		old->pd = pd;
 		old->access = access;
-		old->key = sroce_key_next(old->key);
-		old->ibmr.lkey = old->key;
-		old->ibmr.rkey = old->key;
 		spin_unlock_irqrestore(&old->lock, irqflags);
 		return NULL;
 	}

@@ -101,7 +101,12 @@ int sroce_mw_bind(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	void *entry;
 	int err = 0;
 
-	/* Zero-based windows are not offered. */
+	/*
+	 * Local write means nothing for a window, but callers commonly pass
+	 * the region's flags through (rdma-core's own tests do), so accept
+	 * and drop it.  Zero-based windows are not offered.
+	 */
+	access &= ~IB_ACCESS_LOCAL_WRITE;
 	if (access & ~SROCE_MW_ACCESS)
 		return -EINVAL;
 	if (!sroce_mr_range_valid(addr, len))

@@ -203,6 +203,7 @@ int sroce_resize_cq(struct ibv_cq *cq, int cqe);
 int sroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void sroce_cq_event(struct ibv_cq *cq);
+void sroce_cq_clean(struct ibv_cq *cq, uint32_t qpn);
 
 struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);

@@ -90,6 +90,37 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * Drop the unpolled completions of QP @qpn, as a QP reset requires: a QP
+ * brought back to RTS must not hand its new user the flushes of its old
+ * life.  Only slots between our consumer index and the producer index we
+ * read are touched, which the kernel never writes; survivors slide towards
+ * the producer end, oldest last, so their order is kept, and the freed
+ * slots are returned by moving the consumer index past them.
+ */
+void sroce_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	uint32_t avail, i, gone = 0;
+
+	pthread_spin_lock(&cq->ring.lock);
+	avail = sroce_cq_avail(cq);
+	for (i = cq->ring.idx + avail; i-- != cq->ring.idx;) {
+		struct sroce_cqe *e = sroce_ring_slot(&cq->ring, i);
+
+		if (e->qp_num == qpn)
+			gone++;
+		else if (gone)
+			memcpy(sroce_ring_slot(&cq->ring, i + gone), e,
+			       sizeof(*e));
+	}
+	if (gone) {
+		cq->ring.idx += gone;
+		sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
+	}
+	pthread_spin_unlock(&cq->ring.lock);
+}
+
 int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(cq, solicited_only);

@@ -400,10 +400,32 @@ static void test_cq_ex(struct ibv_context *ctx)
 	check(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) == 0, "destroy CQ ex");
 }
 
+/* Walk @qp up to @state; the fake kernel takes any transition. */
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	static const enum ibv_qp_state path[] = {
+		IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS
+	};
+	struct ibv_qp_attr qa;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(path) / sizeof(path[0]) && !ret; i++) {
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = path[i];
+		ret = ibv_modify_qp(qp, &qa, IBV_QP_STATE);
+		if (path[i] == state)
+			break;
+	}
+	return ret;
+}
+
+/* A QP in RTS, where the provider lets both queues be posted to. */
 static struct ibv_qp *mk_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			    enum ibv_qp_type type, struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a;
+	struct ibv_qp *qp;
 
 	memset(&a, 0, sizeof(a));
 	a.send_cq = cq;
@@ -415,7 +437,12 @@ static struct ibv_qp *mk_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	a.cap.max_send_sge = 2;
 	a.cap.max_recv_sge = 2;
 	a.cap.max_inline_data = 64;
-	return ibv_create_qp(pd, &a);
+	qp = ibv_create_qp(pd, &a);
+	if (qp && qp_to(qp, IBV_QPS_RTS)) {
+		ibv_destroy_qp(qp);
+		qp = NULL;
+	}
+	return qp;
 }
 
 static void test_qp(struct ibv_context *ctx, struct ibv_pd *pd,
@@ -644,6 +671,41 @@ static void test_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	check(ibv_query_qp(qp, &qa, IBV_QP_STATE, &qia) == 0 &&
 	      qa.qp_state == IBV_QPS_INIT,
 	      "ibv_query_qp reads INIT back");
+	db0 = fk.doorbells;
+	nw0 = ctl_of(&kq->sq)->prod;
+	memset(&wr[0], 0, sizeof(wr[0]));
+	wr[0].opcode = IBV_WR_SEND;
+	check(ibv_post_send(qp, &wr[0], &bad) == EINVAL && bad == &wr[0] &&
+	      fk.doorbells == db0 && ctl_of(&kq->sq)->prod == nw0,
+	      "post_send in INIT: EINVAL, nothing published, no doorbell");
+	rw[0].next = NULL;
+	rw[0].num_sge = 0;
+	w0 = ctl_of(&kq->rq)->prod;
+	check(ibv_post_recv(qp, &rw[0], &rbad) == 0 &&
+	      ctl_of(&kq->rq)->prod == w0 + 1,
+	      "post_recv in INIT is accepted");
+	{
+		/* Two of this QP's completions around another QP's one. */
+		struct sroce_cqe c[3];
+
+		c[0] = mkcqe(0x101, IBV_WC_RECV, 1);
+		c[1] = mkcqe(0x202, IBV_WC_RECV, 2);
+		c[2] = mkcqe(0x303, IBV_WC_SEND, 3);
+		c[0].qp_num = qp->qp_num;
+		c[1].qp_num = qp->qp_num + 1;
+		c[2].qp_num = qp->qp_num;
+		for (i = 0; i < 3; i++)
+			fk_cq_push(cq->handle, &c[i]);
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RESET;
+	check(ibv_modify_qp(qp, &qa, IBV_QP_STATE) == 0 &&
+	      kq->state == IBV_QPS_RESET, "ibv_modify_qp to RESET");
+	check(ibv_poll_cq(cq, 16, wc) == 1 && wc[0].wr_id == 0x202,
+	      "RESET drops the QP's unpolled CQEs, keeps another QP's");
+	check(ibv_post_recv(qp, &rw[0], &rbad) == EINVAL && rbad == &rw[0] &&
+	      ctl_of(&kq->rq)->prod == w0 + 1,
+	      "post_recv in RESET: EINVAL, nothing published");
 	check(ibv_destroy_qp(qp) == 0 && !fk_qp_by_handle(kq - fk.qp),
 	      "ibv_destroy_qp");
 	check(ibv_destroy_cq(cq) == 0, "destroy its CQ");
@@ -726,6 +788,17 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	errno = 0;
 	check(ibv_create_qp_ex(ctx, &a) == NULL && errno == EOPNOTSUPP,
 	      "create_qp_ex asking for TSO: EOPNOTSUPP");
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	a.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	check(ibv_create_qp_ex(ctx, &a) == NULL && errno == EOPNOTSUPP,
+	      "create_qp_ex with a creation flag: EOPNOTSUPP");
+	a.create_flags = 0;
+	qp = ibv_create_qp_ex(ctx, &a);
+	check(qp && a.cap.max_send_wr >= 16 && ibv_destroy_qp(qp) == 0,
+	      "create_qp_ex naming zero creation flags: created, caps back");
+	a.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
@@ -733,7 +806,8 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 			   IBV_QP_EX_WITH_SEND_WITH_INV |
 			   IBV_QP_EX_WITH_RDMA_READ;
 	qp = ibv_create_qp_ex(ctx, &a);
-	check(qp != NULL, "ibv_create_qp_ex with send_ops_flags");
+	check(qp != NULL && qp_to(qp, IBV_QPS_RTS) == 0,
+	      "ibv_create_qp_ex with send_ops_flags, to RTS");
 	if (!qp)
 		return;
 	qx = ibv_qp_to_qp_ex(qp);
@@ -1037,6 +1111,8 @@ static void test_threads(struct ibv_context *ctx, struct ibv_pd *pd)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	qp = cq ? ibv_create_qp(pd, &qa) : NULL;
+	if (qp && qp_to(qp, IBV_QPS_RTS))
+		qp = NULL;
 	kq = qp ? fk_qp_by_handle(qp->handle) : NULL;
 	check(kq != NULL, "threads: QP with an 8192-entry RQ");
 	if (!kq)
