@@ -146,9 +146,10 @@ void sroce_resp_schedule(struct sroce_qp *qp)
 }
 
 /*
- * Ask for an ACK of everything executed so far.  Requests handled in one
- * softirq run share one ACK carrying the newest PSN and MSN, sent when the
- * batch is over (resp_service) or once SROCE_RESP_ACK_BATCH were merged.
+ * Ask for an ACK of everything executed so far, for duplicate requests: a
+ * go-back-N burst handled in one softirq run shares one ACK carrying the
+ * newest PSN and MSN, sent when the batch is over (resp_service) or once
+ * SROCE_RESP_ACK_BATCH were merged.
  */
 void sroce_resp_defer_ack(struct sroce_qp *qp)
 {
@@ -618,8 +619,18 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	resp->ack_psn = resp->psn;
 	if (fl & SROCE_OPF_LAST)
 		resp->msn++;
+	/*
+	 * Not deferred: a tasklet raised here from the receive softirq often
+	 * ends up in ksoftirqd (the pass ran long, or it woke the
+	 * completion's waiter), and while ksoftirqd is runnable the 6.1
+	 * kernel hands it every later receive softirq too, so on a guest
+	 * with a busy-polling process the ACK, and the packets behind it,
+	 * waited for a scheduler slice: ~9 ms per round trip. The requester
+	 * asks for an ACK per message, every 32 PSNs and at a full window
+	 * only, so this costs at most one ACK per message.
+	 */
 	if (pkt->h.ackreq)
-		sroce_resp_defer_ack(qp);
+		resp_send_ack_now(qp);
 }
 
 static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,

@@ -97,10 +97,12 @@ free_port() {
 }
 
 pids=()
+linkdir=
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	[[ -n $linkdir ]] && rm -rf "$linkdir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -145,11 +147,29 @@ start_vm() { # id netdev-args
 }
 
 listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+unix_listening() { ss -Hlx 2>/dev/null | grep -qF " $1 "; }
 
 t0=$(date +%s.%N)
 if ((NVMS == 1)); then
 	# A hub with no other port gives eth0 a carrier and goes nowhere.
 	start_vm 1 "-netdev hubport,id=n0,hubid=0"
+elif [[ ${SROCE_VM_LINK:-unix} == unix ]]; then
+	# A Unix stream socket between the two qemus: lossless and in order,
+	# unlike UDP, and without Nagle. qemu 7.2 leaves Nagle on for the TCP
+	# socket its "socket" backend accepts, and the host's delayed ACK then
+	# holds a second small frame from vm1 for ~40 ms: every RDMA round
+	# trip (ACK + reply from vm1) took ~44 ms instead of ~2 (DESIGN.md,
+	# "Where the time goes"). SROCE_VM_LINK=tcp restores that link.
+	linkdir=$(mktemp -d "${TMPDIR:-/tmp}/sroce-link.XXXXXX") || exit 2
+	sock=$linkdir/sock
+	start_vm 1 "-netdev stream,id=n0,server=on,addr.type=unix,addr.path=$sock"
+	for _ in $(seq 100); do
+		unix_listening "$sock" && break
+		kill -0 "${pids[0]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	unix_listening "$sock" || { echo "vm.sh: vm1 never listened for the link" >&2; exit 2; }
+	start_vm 2 "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$sock"
 else
 	# TCP stream between the two qemus: lossless and in order, unlike UDP
 	# multicast. Retry if another process takes the port first.
