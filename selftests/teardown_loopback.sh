@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
-# timeout: 900
+# timeout: 1500
 #
 # Pulling the rug under running loopback traffic on one VM: `rdma link
 # delete`, removal of the netdev below the device, and `rmmod sroce`, each

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
-# timeout: 900
+# timeout: 1500
 #
 # Pulling the rug under traffic between two VMs: bidirectional ib_write_bw
 # over sroce0 (sent_pkts seen growing on both sides), then one side does
