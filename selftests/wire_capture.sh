@@ -109,7 +109,9 @@ step() {
 }
 
 pp=(-d sroce0 -g "$GID" -c -n 5)
-pf=(-d sroce0 -x "$GID" -F -n 5)
+# perftest with a 1 s ACK timeout (-u 18), so that a TCG peer stalled by a
+# loaded host does not exhaust the retries.
+pf=(-d sroce0 -x "$GID" -F -n 5 -u 18)
 step verbs_mix_v4 "tcp_listening 18515" \
 	RC_SEND_ONLY_IMM,RC_SEND_LAST_IMM,RC_SEND_ONLY,RC_WRITE_ONLY_IMM,RC_WRITE_FIRST,RC_WRITE_LAST_IMM,RC_WRITE_ONLY,RC_RDMA_READ_REQUEST,RC_RDMA_READ_RESPONSE_FIRST,RC_RDMA_READ_RESPONSE_LAST,RC_RDMA_READ_RESPONSE_ONLY,RC_FETCH_ADD,RC_COMPARE_SWAP,RC_ATOMIC_ACKNOWLEDGE,RC_ACKNOWLEDGE \
 	"$PY" "$MIX" server "$GID" -- "$PY" "$MIX" client "$GID" @
