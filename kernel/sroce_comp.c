@@ -19,6 +19,15 @@
  */
 #define SROCE_MIN_ACK_TIMEOUT_MS	100
 
+/*
+ * Each timeout without progress doubles the next wait, up to this many
+ * times.  A stalled peer (a busy emulated CPU, a host swapping) is then
+ * given seconds instead of retry_cnt short periods before the QP fails,
+ * while a lost packet on a healthy link is still resent after the first,
+ * unscaled period.  Legal because the IBA timeout is a lower bound.
+ */
+#define SROCE_ACK_TIMEOUT_MAX_SHIFT	4
+
 static struct sroce_swqe *comp_wqe(struct sroce_qp *qp, u32 i)
 {
 	return &qp->swqe[(qp->req.oldest + i) & (qp->sq.num - 1)];
@@ -27,6 +36,18 @@ static struct sroce_swqe *comp_wqe(struct sroce_qp *qp, u32 i)
 static bool comp_outstanding(const struct sroce_qp *qp)
 {
 	return qp->comp.psn != qp->req.high_psn;
+}
+
+/* Timeouts in a row without progress, as a shift of the ACK timeout. */
+static unsigned int comp_backoff(const struct sroce_qp *qp)
+{
+	u32 limit = READ_ONCE(qp->attr.retry_cnt);
+	u32 left = qp->comp.retry_cnt;
+
+	/* retry_cnt may have been lowered by a modify since the last reset. */
+	if (left >= limit)
+		return 0;
+	return min_t(u32, limit - left, SROCE_ACK_TIMEOUT_MAX_SHIFT);
 }
 
 void sroce_comp_arm_retry(struct sroce_qp *qp, bool restart)
@@ -45,6 +66,7 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, bool restart)
 		return;
 	j = nsecs_to_jiffies(4096ULL << t);
 	j = max(j, msecs_to_jiffies(SROCE_MIN_ACK_TIMEOUT_MS));
+	j <<= comp_backoff(qp);
 	mod_timer(&qp->req.retry_timer, jiffies + j);
 }
 
