@@ -60,16 +60,11 @@ fi
 
 indent() { sed -e 's/^/    /'; }
 
-pass=0 fail=0 i=0
-echo "TAP version 13"
-echo "1..${#tests[@]}"
-start=$(date +%s)
-for n in "${tests[@]}"; do
-	i=$((i + 1))
+# run_one NAME: run one test; its output, exit status and seconds land in
+# $RESULTS/NAME/{output,rc,secs}.
+run_one() {
+	local n=$1 res=$RESULTS/$1 t0 rc f vms to mtu
 	t0=$(date +%s)
-	res=$RESULTS/$n
-	rm -rf "$res"
-	mkdir -p "$res"
 	if [[ $n == unit ]]; then
 		make -s -C "$ROOT/selftests/unit" check > "$res/output" 2>&1
 		rc=$?
@@ -95,16 +90,78 @@ for n in "${tests[@]}"; do
 			rc=$?
 		fi
 	fi
-	indent < "$res/output"
-	dt=$(($(date +%s) - t0))
-	if ((rc == 0)); then
-		echo "ok $i $n # ${dt}s"
-		pass=$((pass + 1))
-	else
-		echo "not ok $i $n # ${dt}s, results in ${res#"$ROOT/"}/"
-		fail=$((fail + 1))
-	fi
+	echo $(($(date +%s) - t0)) > "$res/secs"
+	echo $rc > "$res/rc"
+}
+
+# Tests run SROCE_TEST_JOBS (default 2, one per host core) at a time: a
+# one-VM or host test takes one slot, a two-VM test takes them all, so a
+# guest never shares a core with more than one other guest's vCPU.
+JOBS=${SROCE_TEST_JOBS:-2}
+((JOBS >= 1)) || JOBS=1
+weight() { # NAME
+	local vms=1
+	[[ -f $ROOT/selftests/$1.sh ]] && vms=$(header "$ROOT/selftests/$1.sh" vms)
+	((${vms:-1} >= 2)) && echo "$JOBS" || echo 1
+}
+
+pass=0 fail=0 shown=0 used=0
+declare -A pid_weight=()
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+start=$(date +%s)
+
+# report: print, in order, every finished test not yet shown.
+report() {
+	local n res rc dt
+	while ((shown < ${#tests[@]})); do
+		n=${tests[$shown]}
+		res=$RESULTS/$n
+		[[ -f $res/rc ]] || return 0
+		shown=$((shown + 1))
+		rc=$(cat "$res/rc")
+		dt=$(cat "$res/secs")
+		indent < "$res/output"
+		if ((rc == 0)); then
+			echo "ok $shown $n # ${dt}s"
+			pass=$((pass + 1))
+		else
+			echo "not ok $shown $n # ${dt}s, results in ${res#"$ROOT/"}/"
+			fail=$((fail + 1))
+		fi
+	done
+}
+
+# reap: wait for any running test to end and free its slots.
+reap() {
+	local p
+	wait -n 2> /dev/null
+	for p in "${!pid_weight[@]}"; do
+		if ! kill -0 "$p" 2> /dev/null; then
+			used=$((used - pid_weight[$p]))
+			unset "pid_weight[$p]"
+		fi
+	done
+}
+
+for n in "${tests[@]}"; do
+	w=$(weight "$n")
+	while ((used > 0 && used + w > JOBS)); do
+		reap
+		report
+	done
+	rm -rf "${RESULTS:?}/$n"
+	mkdir -p "$RESULTS/$n"
+	run_one "$n" &
+	pid_weight[$!]=$w
+	used=$((used + w))
+	report
 done
+while ((${#pid_weight[@]})); do
+	reap
+	report
+done
+report
 echo "# total $(($(date +%s) - start))s"
 echo "$pass passed, $fail failed"
 ((fail == 0))
