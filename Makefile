@@ -23,7 +23,7 @@ KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h)
 HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
-	checkpatch sparse clean demo bench bench-quick bench-scale
+	checkpatch sparse clean demo bench bench-quick bench-scale latency
 
 all: module userspace selftests
 
@@ -107,6 +107,10 @@ bench-quick: all stage
 
 bench-scale: all stage
 	BENCH_SCALE_ONLY=1 scripts/bench.sh
+
+# One boot: ICMP, UDP, rc_pingpong and ib_*_lat round trips, sroce and rxe.
+latency: all stage
+	scripts/latency.sh
 
 clean:
 ifneq ($(HAVE_KERNEL),)
