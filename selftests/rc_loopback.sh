@@ -6,7 +6,8 @@
 # libibverbs example programs in loopback: server and client are two
 # processes on the same sroce0, talking through the device to itself, with
 # -c (every received buffer checked). Then the port counters must show the
-# traffic and no retransmission on this lossless path.
+# traffic and no retransmission on this lossless path. Last, every perftest
+# tool in loopback (-R runs between two VMs, in tools_two_vm and interop).
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -55,6 +56,41 @@ t_ok "no duplicate/out-of-sequence requests" \
 	test "$(($(hw_counter duplicate_request) + $(hw_counter out_of_seq_request)))" -eq 0
 t_ok "rdma statistic agrees: sent_pkts" \
 	sh -c "rdma statistic show link sroce0/1 | grep -Eq 'sent_pkts [1-9]'"
+
+# perf TOOL ARGS...: a perftest tool in loopback (server in the background,
+# client once it listens); both must exit 0 and the client must print a
+# numeric result line under perftest's header.
+perf() {
+	local tool=$1 srv rc_s rc_c
+	shift
+	timeout 200 "$tool" -d sroce0 -x "$GID" -F -p $port "$@" > /tmp/pf.srv 2>&1 &
+	srv=$!
+	if wait_for "tcp_listening $port || ! kill -0 $srv 2>/dev/null" 60 &&
+		kill -0 $srv 2>/dev/null; then
+		timeout 200 "$tool" -d sroce0 -x "$GID" -F -p $port "$@" "$(my_ip)" > /tmp/pf.cli 2>&1
+		rc_c=$?
+	else
+		rc_c=99
+		kill $srv 2>/dev/null
+	fi
+	wait $srv
+	rc_s=$?
+	sed 's/^/cli: /' /tmp/pf.cli 2>/dev/null | tail -n 4
+	port=$((port + 1))
+	echo "server exit $rc_s, client exit $rc_c"
+	[ "$rc_s" = 0 ] && [ "$rc_c" = 0 ] &&
+		awk '/^ *#bytes/ { h = 1; next } h && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { ok = 1 }
+		     END { exit !ok }' /tmp/pf.cli
+}
+
+t_ok "ib_send_bw loopback" perf ib_send_bw -s 4096 -n 100
+t_ok "ib_write_bw loopback" perf ib_write_bw -s 65536 -n 50
+t_ok "ib_read_bw loopback" perf ib_read_bw -s 65536 -n 50
+t_ok "ib_atomic_bw loopback" perf ib_atomic_bw -n 100
+t_ok "ib_send_lat loopback" perf ib_send_lat -n 50
+t_ok "ib_write_lat loopback" perf ib_write_lat -n 50
+t_ok "ib_read_lat loopback" perf ib_read_lat -n 50
+t_ok "ib_atomic_lat loopback" perf ib_atomic_lat -n 50
 t_ok "rdma link delete" rdma link delete sroce0
 t_ok "rmmod sroce" rmmod sroce
 t_done
