@@ -46,12 +46,19 @@ header() { # file key
 tests=()
 [[ -f $ROOT/selftests/unit/Makefile ]] && selected unit && tests+=(unit)
 [[ -f $ROOT/userspace/Makefile ]] && selected provider && tests+=(provider)
+# Host and one-VM tests first, then the two-VM ones: the one-VM tests can
+# then run side by side (see JOBS below) instead of waiting between two-VM
+# tests that run alone.
+pairs=()
 for f in "$ROOT"/selftests/harness/*.sh "$ROOT"/selftests/*.sh; do
 	[[ -f $f ]] || continue
 	n=${f#"$ROOT/selftests/"}
 	n=${n%.sh}
-	selected "$n" && tests+=("$n")
+	selected "$n" || continue
+	v=$(header "$f" vms)
+	if ((${v:-1} >= 2)); then pairs+=("$n"); else tests+=("$n"); fi
 done
+tests+=("${pairs[@]}")
 if ((${#tests[@]} == 0)); then
 	echo "run-tests: no test matches '$PATTERNS'" >&2
 	echo "0 passed, 1 failed"
