@@ -48,10 +48,4 @@ else
 	t_ok "udaddy (client)" client udaddy timeout 200 udaddy -s $SRV -c 2 -C 10
 	retx udaddy
 fi
-show_counters
-t_ok "sent_pkts and rcvd_pkts > 0" \
-	sh -c "[ $(hw_counter sent_pkts) -gt 0 ] && [ $(hw_counter rcvd_pkts) -gt 0 ]"
-t_ok "peers done" vm_barrier finished 300
-t_ok "rdma link delete" rdma link delete sroce0
-t_ok "rmmod sroce" rmmod sroce
-t_done
+pair_done

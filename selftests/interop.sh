@@ -149,13 +149,5 @@ done
 GID=$GID4
 log_retx "IPv6"
 
-show_counters "$DEV"
 cm_capture_stop
-t_ok "peers done" vm_barrier finished 300
-if [ "$VM_ID" = 1 ]; then
-	t_ok "rdma link delete" rdma link delete sroce0
-	t_ok "rmmod sroce" rmmod sroce
-else
-	t_ok "rdma link delete" rdma link delete rxe0
-fi
-t_done
+interop_done

@@ -66,12 +66,4 @@ for S in 1 2; do
 	log_retx "rping, ib_write_bw (server VM $S)"
 done
 
-show_counters "$DEV"
-t_ok "peers done" vm_barrier finished 300
-if [ "$VM_ID" = 1 ]; then
-	t_ok "rdma link delete" rdma link delete sroce0
-	t_ok "rmmod sroce" rmmod sroce
-else
-	t_ok "rdma link delete" rdma link delete rxe0
-fi
-t_done
+interop_done

@@ -17,20 +17,8 @@
 t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
 GID=$(roce_gid_index sroce0)
 
-# gid6_index: index of sroce0's RoCE v2 GID for this VM's fd77:: address.
-gid6_index() {
-	local p=/sys/class/infiniband/sroce0/ports/1 want i
-	want=$(printf 'fd77:0000:0000:0000:0000:0000:0000:%04x' "$VM_ID")
-	for i in $(seq 0 31); do
-		[ "$(cat "$p/gids/$i" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
-t_ok "sroce0 has a RoCE v2 GID for $(my_ip -6)" wait_for "gid6_index > /dev/null" 120
-GID6=$(gid6_index)
+t_ok "sroce0 has a RoCE v2 GID for $(my_ip -6)" wait_for "roce_gid6_index > /dev/null" 120
+GID6=$(roce_gid6_index)
 echo "# gid index IPv4 $GID, IPv6 ${GID6:-none}"
 SRV=10.77.0.1
 t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
@@ -40,28 +28,11 @@ CHECK=$REPO/scripts/roce_check.py
 MIX=$REPO/selftests/data/rxe_verbs_mix.py
 export VERBS_MIX_DEV=sroce0
 
-# cap_start NAME / cap_stop NAME: VM 1 captures everything but TCP (the
-# tools' out-of-band exchange) and ARP. No "udp port 4791" filter: one
-# like it let no IPv6 RoCE packet through in these guests before, so
-# capture broadly and let the checker pick the RoCE packets.
-cap_start() {
-	rm -f "/tmp/$1.pcap" "/tmp/$1.tcpdump"
-	tcpdump -Z root -U -i eth0 -s 0 -w "/tmp/$1.pcap" not tcp and not arp \
-		2> "/tmp/$1.tcpdump" &
-	CAP_PID=$!
-	wait_for "grep -q 'listening on' /tmp/$1.tcpdump || ! kill -0 $CAP_PID" 120 &&
-		kill -0 $CAP_PID 2>/dev/null
-}
-cap_stop() {
-	local rc
-	kill -INT "$CAP_PID" 2>/dev/null
-	wait "$CAP_PID"
-	rc=$?
-	cat "/tmp/$1.tcpdump"
-	cp "/tmp/$1.pcap" "$RESULTS/wire_$1.pcap"
-	# A dropped packet would look like loss to the checker.
-	[ $rc = 0 ] && grep -q '^0 packets dropped by kernel' "/tmp/$1.tcpdump"
-}
+# CAPTURE: VM 1 captures everything but TCP (the tools' out-of-band
+# exchange) and ARP. No "udp port 4791" filter: one like it let no IPv6
+# RoCE packet through in these guests before, so capture broadly and let
+# the checker pick the RoCE packets.
+CAPTURE=(not tcp and not arp)
 
 # check NAME OPCODES: the checker finds no violation in NAME's capture and
 # counts at least one packet of each of the comma-separated OPCODES.
@@ -91,13 +62,13 @@ step() {
 		if [ $seen = 1 ]; then cli+=("$a"); else srv+=("$a"); fi
 	done
 	if [ "$VM_ID" = 1 ]; then
-		if ! t_ok "$name: tcpdump listening" cap_start "$name"; then
+		if ! t_ok "$name: tcpdump listening" capture_start "$name" "${CAPTURE[@]}"; then
 			vm_put "$name" failed
 			return 1
 		fi
 		t_ok "$name (server)" serve "$name" "$ready" timeout 300 "${srv[@]}"
 		vm_get "$name.done" 2 400 > /dev/null
-		t_ok "$name: capture complete" cap_stop "$name"
+		t_ok "$name: capture complete" capture_stop "$name" "wire_$name.pcap"
 		t_ok "$name: roce_check passes, saw $ops" check "$name" "$ops"
 		retx "$name"
 		awk -v t0="$t0" -v n="$name" '{ printf "# %s took %.1f s\n", n, $1 - t0 }' /proc/uptime

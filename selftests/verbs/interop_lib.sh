@@ -6,27 +6,10 @@
 # VM 2 Debian's rdma_rxe (rxe0): the two modules both bind UDP 4791, so
 # they can never share a guest.
 
-# gid6_index DEV: index of DEV's RoCE v2 GID built from this VM's fd77::ID.
-gid6_index() {
-	local p=/sys/class/infiniband/$1/ports/1 want i
-	want=$(printf 'fd77:0000:0000:0000:0000:0000:0000:%04x' "$VM_ID")
-	for i in $(seq 0 31); do
-		[ "$(cat "$p/gids/$i" 2>/dev/null)" = "$want" ] || continue
-		[ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$i"
-		return 0
-	done
-	return 1
-}
-
 # interop_up: sroce0 on VM 1, rxe0 on VM 2; sets DEV, GID (IPv4 RoCE v2
 # index) and GID6 (IPv6 RoCE v2 index) for this VM's device.
 interop_up() {
-	# perftest's client crashes after a rejected rdma_cm connect (see
-	# xrun_cm); the kernel's report of that user-space fault would read as
-	# a kernel "general protection fault" to the harness. Kernel faults
-	# are still reported; a crashing tool still fails its exchange.
-	echo 0 > /proc/sys/debug/exception-trace || return 1
+	quiet_user_faults || return 1
 	if [ "$VM_ID" = 1 ]; then
 		DEV=sroce0
 		sroce_up || return 1
@@ -36,9 +19,9 @@ interop_up() {
 		wait_for "grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state" 60 || return 1
 	fi
 	wait_for "roce_gid_index $DEV > /dev/null" 60 || return 1
-	wait_for "gid6_index $DEV > /dev/null" 60 || return 1
+	wait_for "roce_gid6_index $DEV > /dev/null" 60 || return 1
 	GID=$(roce_gid_index "$DEV")
-	GID6=$(gid6_index "$DEV")
+	GID6=$(roce_gid6_index "$DEV")
 	echo "# $DEV: RoCE v2 gid index $GID (IPv4), $GID6 (IPv6), active_mtu" \
 		"$(ibv_devinfo -d "$DEV" | awk '/active_mtu/ { print $2 }')"
 }
@@ -53,9 +36,10 @@ XPORT=19000
 # SRV_VM (announced once READY holds) and as the client on the other. In
 # CMD, @SRV@ stands for the server's address (fd77::N when XR_V6=1) and
 # @PORT@ for this exchange's port; a client CMD without @SRV@ gets the
-# address appended. READY may use @PORT@ too.
+# address appended. READY may use @PORT@ too. XR_CM=1 runs the pair
+# through serve_cm/client_cm (perftest over rdma_cm).
 xrun() {
-	local label=$1 s=$2 ready=$3 addr a args=() hasaddr=0
+	local label=$1 s=$2 ready=$3 addr a args=() hasaddr=0 srv=serve cli=client
 	shift 3
 	_xn=$((_xn + 1))
 	XPORT=$((19000 + _xn))
@@ -67,11 +51,12 @@ xrun() {
 	done
 	ready=${ready//@PORT@/$XPORT}
 	XNAME=x$_xn
+	[ "${XR_CM:-0}" = 1 ] && srv=serve_cm cli=client_cm
 	if [ "$VM_ID" = "$s" ]; then
-		serve "$XNAME" "$ready" "${args[@]}"
+		$srv "$XNAME" "$ready" "${args[@]}"
 	else
 		[ $hasaddr = 1 ] || args+=("$addr")
-		client "$XNAME" "${args[@]}"
+		$cli "$XNAME" "${args[@]}"
 	fi
 }
 
@@ -107,17 +92,10 @@ log_retx() {
 # IPv4 to QP 1) this VM sees into $RESULTS/cm-vmN.pcap, so that a refused
 # or lost connection can be explained afterwards.
 cm_capture_start() {
-	tcpdump -U -i eth0 -s 0 -w /tmp/cm.pcap \
-		'udp dst port 4791 and udp[13:2] = 0 and udp[15] = 1' > /dev/null 2>&1 &
-	CM_CAP=$!
-	wait_for "[ -s /tmp/cm.pcap ] || ! kill -0 $CM_CAP 2>/dev/null" 30
-	kill -0 $CM_CAP 2>/dev/null
+	capture_start cm 'udp dst port 4791 and udp[13:2] = 0 and udp[15] = 1'
 }
 cm_capture_stop() {
-	[ -n "${CM_CAP:-}" ] || return 0
-	kill "$CM_CAP" 2>/dev/null
-	wait "$CM_CAP" 2>/dev/null
-	cp /tmp/cm.pcap "$RESULTS/cm-vm$VM_ID.pcap"
+	capture_stop cm "cm-vm$VM_ID.pcap" || echo "# the CM capture was incomplete"
 }
 
 # RPING...: rping with its stderr kept apart in /tmp/rping.err. rping
@@ -141,69 +119,18 @@ xfer() {
 	return $rc
 }
 
-# xrun_cm LABEL SRV_VM READY CMD...: xrun for perftest over rdma_cm (-R),
-# tried up to three times. perftest's server accepts its first connection,
-# destroys its listening id and only then listens again for the test QP's
-# connection, so a client that is quick enough meets no listener and gets a
-# REJ with reason 8 (invalid service ID); the client then crashes and the
-# server would wait forever. Only that outcome is retried, and it is logged.
-xrun_cm() {
-	local label=$1 s=$2 ready=$3 try addr a args hasaddr rc v peer
-	shift 3
-	peer=$(peer_id)
-	for try in 1 2 3; do
-		_xn=$((_xn + 1))
-		XPORT=$((19000 + _xn))
-		XNAME=x$_xn
-		if [ "${XR_V6:-0}" = 1 ]; then addr=fd77::$s; else addr=10.77.0.$s; fi
-		args=()
-		hasaddr=0
-		for a in "$@"; do
-			[[ $a == *@SRV@* ]] && hasaddr=1
-			a=${a//@SRV@/$addr}
-			args+=("${a//@PORT@/$XPORT}")
-		done
-		if [ "$VM_ID" = "$s" ]; then
-			"${args[@]}" > "/tmp/$XNAME.out" 2>&1 &
-			local pid=$!
-			if wait_for "${ready//@PORT@/$XPORT} || ! kill -0 $pid 2>/dev/null" 120 &&
-				kill -0 $pid 2>/dev/null; then
-				vm_put "$XNAME" ready
-			else
-				vm_put "$XNAME" failed
-			fi
-			v=$(vm_get "$XNAME.v" "$peer" 400)
-			if [ "$v" = retry ]; then
-				kill $pid 2>/dev/null
-				wait $pid
-				echo "# $label: client rejected (perftest's re-listen race), try $((try + 1))" |
-					tee -a /tmp/cm_retries
-				continue
-			fi
-			wait $pid
-			rc=$?
-			sed 's/^/srv: /' "/tmp/$XNAME.out"
-		else
-			[ $hasaddr = 1 ] || args+=("$addr")
-			v=$(vm_get "$XNAME" "$peer" 300)
-			if [ "$v" != ready ]; then
-				vm_put "$XNAME.v" "done"
-				echo "server did not start"
-				return 1
-			fi
-			"${args[@]}" > "/tmp/$XNAME.out" 2>&1
-			rc=$?
-			if [ $rc != 0 ] && [ $try -lt 3 ] &&
-				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "/tmp/$XNAME.out"; then
-				vm_put "$XNAME.v" retry
-				echo "# $label: rejected with reason 8 (perftest's re-listen race), try $((try + 1))" |
-					tee -a /tmp/cm_retries
-				continue
-			fi
-			vm_put "$XNAME.v" "done"
-			sed 's/^/cli: /' "/tmp/$XNAME.out"
-		fi
-		echo "exit $rc"
-		return $rc
-	done
+# xrun_cm LABEL SRV_VM READY CMD...: xrun for perftest over rdma_cm (-R).
+xrun_cm() { XR_CM=1 xrun "$@"; }
+
+# interop_done: the end of an interop test: the counters shown, both VMs
+# finished, then each removes its device (and VM 1 the module).
+interop_done() {
+	show_counters "$DEV"
+	t_ok "peers done" vm_barrier finished 300
+	if [ "$VM_ID" = 1 ]; then
+		sroce_down
+	else
+		t_ok "rdma link delete" rdma link delete rxe0
+	fi
+	t_done
 }

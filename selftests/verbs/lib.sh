@@ -6,17 +6,14 @@
 # shellcheck disable=SC2034 # used by the scripts sourcing this
 VERBS_BIN=$REPO/selftests/verbs
 
-# roce_gid_index [DEV] [IP]: print the index of DEV's (sroce0) RoCE v2 GID
-# built from the IPv4 address IP (this VM's), or fail if there is none.
-roce_gid_index() {
-	local dev=${1:-sroce0} ip=${2:-$(my_ip)} want g t i a b c d
-	local p=/sys/class/infiniband/$dev/ports/1
-	IFS=. read -r a b c d <<< "$ip"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+# roce_gid_find DEV GID: print the index of DEV's RoCE v2 GID whose sysfs
+# text (eight 4-digit groups) is GID, or fail if there is none.
+roce_gid_find() {
+	local p=/sys/class/infiniband/$1/ports/1 g t i
 	for i in $(seq 0 31); do
 		g=$(cat "$p/gids/$i" 2>/dev/null) || continue
 		t=$(cat "$p/gid_attrs/types/$i" 2>/dev/null) || continue
-		if [ "$g" = "$want" ] && [ "$t" = "RoCE v2" ]; then
+		if [ "$g" = "$2" ] && [ "$t" = "RoCE v2" ]; then
 			echo "$i"
 			return 0
 		fi
@@ -24,13 +21,21 @@ roce_gid_index() {
 	return 1
 }
 
+# roce_gid_index [DEV] [IP]: print the index of DEV's (sroce0) RoCE v2 GID
+# built from the IPv4 address IP (this VM's), or fail if there is none.
+roce_gid_index() {
+	local dev=${1:-sroce0} ip=${2:-$(my_ip)} a b c d
+	IFS=. read -r a b c d <<< "$ip"
+	roce_gid_find "$dev" \
+		"$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")"
+}
+
 # roce_gid6_index [DEV] [IP6]: print the index of DEV's (sroce0) RoCE v2 GID
 # for the IPv6 address IP6 (default this VM's fd77::<id>), or fail.
 roce_gid6_index() {
-	local dev=${1:-sroce0} ip=${2:-$(my_ip -6)} want g t i
-	local p=/sys/class/infiniband/$dev/ports/1
+	local dev=${1:-sroce0} ip=${2:-$(my_ip -6)}
 	# sysfs prints all eight groups in full: expand "::" and pad each group
-	want=$(awk -v a="$ip" 'BEGIN {
+	roce_gid_find "$dev" "$(awk -v a="$ip" 'BEGIN {
 		n = split(a, h, "::"); nl = split(h[1], l, ":"); nr = 0
 		if (h[1] == "") nl = 0
 		if (n == 2 && h[2] != "") nr = split(h[2], r, ":")
@@ -39,16 +44,36 @@ roce_gid6_index() {
 		for (i = 1; i <= nr; i++) g[++k] = r[i]
 		for (i = 1; i <= 8; i++)
 			s = s (i > 1 ? ":" : "") substr("0000" tolower(g[i]), length(g[i]) + 1)
-		print s }')
-	for i in $(seq 0 31); do
-		g=$(cat "$p/gids/$i" 2>/dev/null) || continue
-		t=$(cat "$p/gid_attrs/types/$i" 2>/dev/null) || continue
-		if [ "$g" = "$want" ] && [ "$t" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
+		print s }')"
+}
+
+# capture_start NAME FILTER...: tcpdump on eth0 into /tmp/NAME.pcap (its
+# own report in /tmp/NAME.tcpdump), in the background; returns once it
+# says it is listening. One capture at a time (CAP_PID).
+capture_start() {
+	local name=$1
+	shift
+	rm -f "/tmp/$name.pcap" "/tmp/$name.tcpdump"
+	tcpdump -Z root -U -i eth0 -s 0 -w "/tmp/$name.pcap" "$@" \
+		2> "/tmp/$name.tcpdump" &
+	CAP_PID=$!
+	wait_for "grep -q 'listening on' /tmp/$name.tcpdump || ! kill -0 $CAP_PID" 120 &&
+		kill -0 $CAP_PID 2>/dev/null
+}
+
+# capture_stop NAME [FILE]: stop the capture, print tcpdump's report and keep
+# the pcap as $RESULTS/FILE (default NAME.pcap). Fails if tcpdump failed or
+# the kernel dropped a packet (which would look like loss on the wire).
+capture_stop() {
+	local rc
+	[ -n "${CAP_PID:-}" ] || return 1
+	kill -INT "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID"
+	rc=$?
+	CAP_PID=
+	cat "/tmp/$1.tcpdump"
+	cp "/tmp/$1.pcap" "$RESULTS/${2:-$1.pcap}"
+	[ $rc = 0 ] && grep -q '^0 packets dropped by kernel' "/tmp/$1.tcpdump"
 }
 
 # sroce_up: load the module, add sroce0 on eth0, wait for an ACTIVE port and
@@ -94,33 +119,117 @@ cm_listening() {
 # once READY-CMD holds, and reports CMD's exit status when it ends.
 # NAME.out holds its output.
 serve() {
-	local name=$1 ready=$2 pid rc
-	shift 2
+	serve_start "$1" "$@"
+	serve_end "$1"
+}
+# serve_start KEY NAME READY CMD...: serve's first half; tells the peer under
+# KEY whether CMD got READY. SERVE_PID: CMD's pid.
+serve_start() {
+	local key=$1 name=$2 ready=$3
+	shift 3
 	"$@" > "/tmp/$name.out" 2>&1 &
-	pid=$!
-	if wait_for "$ready || ! kill -0 $pid 2>/dev/null" 120 && kill -0 $pid 2>/dev/null; then
-		vm_put "$name" ready
+	SERVE_PID=$!
+	if wait_for "$ready || ! kill -0 $SERVE_PID 2>/dev/null" 120 &&
+		kill -0 $SERVE_PID 2>/dev/null; then
+		vm_put "$key" ready
 	else
-		vm_put "$name" failed
+		vm_put "$key" failed
 	fi
-	wait $pid
+}
+# serve_end NAME: serve's second half: CMD's exit status, after its output.
+serve_end() {
+	local rc
+	wait "$SERVE_PID"
 	rc=$?
-	sed 's/^/srv: /' "/tmp/$name.out"
+	sed 's/^/srv: /' "/tmp/$1.out"
 	echo "exit $rc"
 	return $rc
 }
 # client NAME CMD...: the other VM runs CMD once the server of NAME is ready.
 client() {
-	local name=$1 st rc
+	local name=$1 st
 	shift
 	st=$(vm_get "$name" "$(peer_id)" 300) || return 1
 	[ "$st" = ready ] || { echo "server did not start"; return 1; }
 	"$@" > "/tmp/$name.out" 2>&1
-	rc=$?
-	sed 's/^/cli: /' "/tmp/$name.out"
-	echo "exit $rc"
-	return $rc
+	client_report "$name" $?
 }
+# client_report NAME RC: print the client's output and exit status RC.
+client_report() {
+	sed 's/^/cli: /' "/tmp/$1.out"
+	echo "exit $2"
+	return "$2"
+}
+
+# serve_cm NAME READY CMD... / client_cm NAME CMD...: serve and client for
+# perftest over rdma_cm (-R), tried up to three times. perftest's server
+# accepts its first connection (its parameter exchange), destroys its
+# listening id and only then listens again for the test QP, so a client
+# quick enough meets no listener and gets a REJ with reason 8 (invalid
+# service ID); that client then crashes and the server would wait forever
+# (with sroce and rxe alike). Only that outcome is retried; each retry is
+# logged, also to /tmp/cm_retries.
+serve_cm() {
+	local name=$1 ready=$2 try
+	shift 2
+	for try in 1 2 3; do
+		serve_start "$name.$try" "$name" "$ready" "$@"
+		[ "$(vm_get "$name.$try.v" "$(peer_id)" 400)" = retry ] || break
+		kill "$SERVE_PID" 2>/dev/null
+		wait "$SERVE_PID"
+		echo "# $name: client rejected (perftest's re-listen race), try $((try + 1))" |
+			tee -a /tmp/cm_retries
+	done
+	serve_end "$name"
+}
+client_cm() {
+	local name=$1 try st rc
+	shift
+	for try in 1 2 3; do
+		st=$(vm_get "$name.$try" "$(peer_id)" 300)
+		if [ "$st" != ready ]; then
+			vm_put "$name.$try.v" done
+			echo "server did not start"
+			return 1
+		fi
+		"$@" > "/tmp/$name.out" 2>&1
+		rc=$?
+		if [ $rc != 0 ] && [ $try -lt 3 ] &&
+			grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "/tmp/$name.out"; then
+			vm_put "$name.$try.v" retry
+			echo "# $name: rejected with reason 8 (perftest's re-listen race), try $((try + 1))" |
+				tee -a /tmp/cm_retries
+			continue
+		fi
+		vm_put "$name.$try.v" done
+		client_report "$name" $rc
+		return
+	done
+}
+
+# sroce_down: sroce0's link deleted and the module unloaded, which both
+# must work once the tools have exited.
+sroce_down() {
+	t_ok "rdma link delete" rdma link delete sroce0
+	t_ok "rmmod sroce" rmmod sroce
+}
+
+# pair_done: the end of a two-VM sroce test: the counters shown and moved
+# both ways, both VMs finished, sroce0 gone, the TAP plan printed.
+pair_done() {
+	show_counters
+	t_ok "sent_pkts and rcvd_pkts > 0" \
+		sh -c "[ $(hw_counter sent_pkts) -gt 0 ] && [ $(hw_counter rcvd_pkts) -gt 0 ]"
+	t_ok "peers done" vm_barrier finished 300
+	sroce_down
+	t_done
+}
+
+# quiet_user_faults: perftest's client crashes after a rejected rdma_cm
+# connect (see serve_cm); the kernel's report of that user-space fault
+# would read as a kernel "general protection fault" to the harness. Kernel
+# faults are still reported; a crashing tool still fails its exchange.
+quiet_user_faults() { echo 0 > /proc/sys/debug/exception-trace; }
 
 # rping_data_ok FILE COUNT SIZE PREFIX: FILE holds the COUNT pings rping
 # sends: "rdma-ping-N: " then letters from 'A'+N cycling through 'A'..'z',
