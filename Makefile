@@ -23,7 +23,8 @@ KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h)
 HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
-	checkpatch sparse clean demo bench bench-quick bench-scale latency
+	checkpatch sparse clean demo bench bench-quick bench-scale latency \
+	profile
 
 all: module userspace selftests
 
@@ -111,6 +112,12 @@ bench-scale: all stage
 # One boot: ICMP, UDP, rc_pingpong and ib_*_lat round trips, sroce and rxe.
 latency: all stage
 	scripts/latency.sh
+
+# One boot: perf profiles (both guests) of a 64 KiB ib_write_bw stream and of
+# 4 KiB rc_pingpong round trips, sroce and rxe. See kernel/DESIGN.md.
+profile: all stage
+	LAT_PROFILE=1 LAT_NET=0 LAT_PERF=0 LAT_PCAP_ITERS=0 LAT_SIZES= \
+		scripts/latency.sh $(BUILD)/results/profile
 
 clean:
 ifneq ($(HAVE_KERNEL),)

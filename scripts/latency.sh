@@ -8,7 +8,7 @@
 #
 # Usage: scripts/latency.sh [RESULTS-DIR]   (default build/results/latency)
 # Environment: LAT_DEVS, LAT_ITERS, LAT_NET, LAT_SIZES, LAT_MODES, LAT_PERF,
-# LAT_PCAP_SIZE, LAT_PCAP_ITERS, LAT_ALT_KO (see the guest script); SROCE_VM_LINK=tcp
+# LAT_PCAP_SIZE, LAT_PCAP_ITERS, LAT_PROFILE, LAT_ALT_KO (see the guest script); SROCE_VM_LINK=tcp
 # runs over the old TCP link between the qemus for comparison; LAT_STAGE=DIR
 # boots with another staged install (vm.sh --stage).
 set -euo pipefail
@@ -18,8 +18,9 @@ RES=${1:-$ROOT/build/results/latency}
 mkdir -p "$RES" "$ROOT/build"
 gcc -O2 -Wall -Wextra -Werror -o "$ROOT/build/udp_pp" "$ROOT/selftests/bench/udp_pp.c"
 : > "$RES/lat.conf"
-for v in LAT_ALT_KO LAT_DEVS LAT_ITERS LAT_NET LAT_SIZES LAT_MODES LAT_PERF LAT_PCAP_SIZE LAT_PCAP_ITERS; do
-	[[ -n ${!v:-} ]] && printf '%s=%q\n' "$v" "${!v}" >> "$RES/lat.conf"
+for v in LAT_ALT_KO LAT_DEVS LAT_ITERS LAT_NET LAT_SIZES LAT_MODES LAT_PERF LAT_PCAP_SIZE LAT_PCAP_ITERS LAT_PROFILE; do
+	# Set, even to "" (LAT_SIZES= skips the rc_pingpong matrix).
+	[[ -v $v ]] && printf '%s=%q\n' "$v" "${!v}" >> "$RES/lat.conf"
 done
 rc=0
 "$ROOT/scripts/vm.sh" -n 2 --no-slub-debug -t 2400 -q -o "$RES" ${LAT_STAGE:+--stage "$LAT_STAGE"} \

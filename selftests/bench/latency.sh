@@ -24,6 +24,7 @@ LAT_MODES="busy -e"
 LAT_PERF=1
 LAT_PCAP_SIZE=64
 LAT_PCAP_ITERS=10
+LAT_PROFILE=0
 # shellcheck disable=SC1091
 [ -f "$RESULTS/lat.conf" ] && . "$RESULTS/lat.conf"
 OUT=$RESULTS/lat
@@ -127,6 +128,34 @@ counters() { # DEV FILE
 	done > "$2"
 }
 
+# profile_pair NAME READY-CMD CMD...: pair, with perf sampling the whole
+# guest on both sides (cpu-clock: TCG emulates no PMU). The symbols above
+# 1% of the samples go to $OUT/NAME.profile.vmN.
+profile_pair() {
+	local name=$1 ppid rc
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	perf record -a -e cpu-clock -F 499 -o "/tmp/$name.perf" > "$OUT/$name.perf.log" 2>&1 &
+	ppid=$!
+	pair "$@"
+	rc=$?
+	kill -INT "$ppid"
+	wait "$ppid"
+	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm,dso,sym \
+		--percent-limit 1 2>> "$OUT/$name.perf.log" | grep -v '^#' | grep -v '^$' \
+		> "$OUT/$name.profile.vm$VM_ID"
+	rm -f "/tmp/$name.perf"
+	return $rc
+}
+
+# profile_section KIND DEV GID PORT: where the CPU goes during a 64 KiB
+# write stream and during 4 KiB round trips (LAT_PROFILE=1).
+profile_section() {
+	profile_pair "${1}_prof_writebw" "tcp_listening $4" ib_write_bw -d "$2" -x "$3" -F \
+		-p "$4" -s 65536 -D 8 -u 17
+	profile_pair "${1}_prof_rcpp4k" "tcp_listening $(($4 + 1))" ibv_rc_pingpong -d "$2" \
+		-g "$3" -p $(($4 + 1)) -s 4096 -n "$LAT_ITERS" -m 1024
+}
+
 rdma_section() { # KIND DEV
 	local kind=$1 dev=$2 s gid port=19000 id ev tpid r0 d0
 	dev_up "$kind" "$dev" || { log "$kind: device did not come up"; return 1; }
@@ -160,6 +189,10 @@ rdma_section() { # KIND DEV
 				"$OUT/$id.vm$VM_ID")"
 		done
 	done
+	if [ "$LAT_PROFILE" = 1 ]; then
+		profile_section "$kind" "$dev" "$gid" $((port + 1))
+		port=$((port + 2))
+	fi
 	# A timeline of a few round trips, captured on both sides.
 	port=$((port + 1))
 	id=${kind}_rcpp_pcap
