@@ -367,8 +367,10 @@ class Report:
                f"at start **{i.get('load_start', '?')}**, at end **{i.get('load_end', '?')}** "
                f"(a load well above 0 means the host was not idle and the figures are low and noisy)")
         self.w(f"- sroce from the staged install `{i.get('stage', '?')}`")
+        link = {"unix": "QEMU stream netdev over a host Unix socket",
+                "tcp": "QEMU socket netdev over host TCP"}.get(i.get("link", ""), "link type not recorded")
         self.w(f"- guests: 2 VMs, 1 vCPU and 2048 MB each, Debian kernel, joined by one "
-               f"virtio-net link (QEMU socket netdev over host TCP); perftest {i.get('perftest', '?')}, "
+               f"virtio-net link ({link}); perftest {i.get('perftest', '?')}, "
                f"iperf3 {i.get('iperf3', '?')}")
         for mtu in self.mtus:
             b = self.d["boots"][mtu]

@@ -129,19 +129,20 @@ counters() { # DEV FILE
 }
 
 # profile_pair NAME READY-CMD CMD...: pair, with perf sampling the whole
-# guest on both sides (cpu-clock: TCG emulates no PMU). The symbols above
-# 1% of the samples go to $OUT/NAME.profile.vmN.
+# guest on both sides (cpu-clock: TCG emulates no PMU; a fixed period of
+# 2 ms, since in frequency mode (-F) perf kept 1 or 2 samples of 8 s here).
+# The symbols above 1% of the samples go to $OUT/NAME.profile.vmN.
 profile_pair() {
 	local name=$1 ppid rc
 	echo 0 > /proc/sys/kernel/kptr_restrict
-	perf record -a -e cpu-clock -F 499 -o "/tmp/$name.perf" > "$OUT/$name.perf.log" 2>&1 &
+	perf record -a -e cpu-clock -c 2000000 -o "/tmp/$name.perf" > "$OUT/$name.perf.vm$VM_ID.log" 2>&1 &
 	ppid=$!
 	pair "$@"
 	rc=$?
 	kill -INT "$ppid"
 	wait "$ppid"
 	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm,dso,sym \
-		--percent-limit 1 2>> "$OUT/$name.perf.log" | grep -v '^#' | grep -v '^$' \
+		--percent-limit 1 2>> "$OUT/$name.perf.vm$VM_ID.log" | grep -v '^#' | grep -v '^$' \
 		> "$OUT/$name.profile.vm$VM_ID"
 	rm -f "/tmp/$name.perf"
 	return $rc
