@@ -162,17 +162,19 @@ client_report() {
 }
 
 # serve_cm NAME READY CMD... / client_cm NAME CMD...: serve and client for
-# perftest over rdma_cm (-R), tried up to three times. perftest's server
-# accepts its first connection (its parameter exchange), destroys its
-# listening id and only then listens again for the test QP, so a client
-# quick enough meets no listener and gets a REJ with reason 8 (invalid
-# service ID); that client then crashes and the server would wait forever
-# (with sroce and rxe alike). Only that outcome is retried; each retry is
-# logged, also to /tmp/cm_retries.
+# perftest over rdma_cm (-R), tried up to CM_TRIES times. perftest's
+# server accepts its first connection (its parameter exchange), destroys
+# its listening id and only then listens again for the test QP, so a
+# client quick enough meets no listener and gets a REJ with reason 8
+# (invalid service ID); that client then crashes and the server would wait
+# forever (with sroce and rxe alike). Only that outcome is retried; each
+# retry is logged, also to /tmp/cm_retries. One interop run needed three
+# tries for one exchange.
+CM_TRIES=5
 serve_cm() {
 	local name=$1 ready=$2 try
 	shift 2
-	for try in 1 2 3; do
+	for try in $(seq "$CM_TRIES"); do
 		serve_start "$name.$try" "$name" "$ready" "$@"
 		[ "$(vm_get "$name.$try.v" "$(peer_id)" 400)" = retry ] || break
 		kill "$SERVE_PID" 2>/dev/null
@@ -185,7 +187,7 @@ serve_cm() {
 client_cm() {
 	local name=$1 try st rc
 	shift
-	for try in 1 2 3; do
+	for try in $(seq "$CM_TRIES"); do
 		st=$(vm_get "$name.$try" "$(peer_id)" 300)
 		if [ "$st" != ready ]; then
 			vm_put "$name.$try.v" done
@@ -194,7 +196,7 @@ client_cm() {
 		fi
 		"$@" > "/tmp/$name.out" 2>&1
 		rc=$?
-		if [ $rc != 0 ] && [ $try -lt 3 ] &&
+		if [ $rc != 0 ] && [ "$try" -lt "$CM_TRIES" ] &&
 			grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "/tmp/$name.out"; then
 			vm_put "$name.$try.v" retry
 			echo "# $name: rejected with reason 8 (perftest's re-listen race), try $((try + 1))" |
