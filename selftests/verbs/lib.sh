@@ -49,12 +49,16 @@ roce_gid6_index() {
 
 # capture_start NAME FILTER...: tcpdump on eth0 into /tmp/NAME.pcap (its
 # own report in /tmp/NAME.tcpdump), in the background; returns once it
-# says it is listening. One capture at a time (CAP_PID).
+# says it is listening. One capture at a time (CAP_PID). --immediate-mode:
+# twice a whole step's pcap came back empty although its tools passed and
+# the kernel dropped nothing; libpcap's default TPACKET_V3 ring hands
+# packets over a block at a time, and the suspect is a block still open
+# when SIGINT ends tcpdump.
 capture_start() {
 	local name=$1
 	shift
 	rm -f "/tmp/$name.pcap" "/tmp/$name.tcpdump"
-	tcpdump -Z root -U -i eth0 -s 0 -w "/tmp/$name.pcap" "$@" \
+	tcpdump -Z root -U --immediate-mode -i eth0 -s 0 -w "/tmp/$name.pcap" "$@" \
 		2> "/tmp/$name.tcpdump" &
 	CAP_PID=$!
 	wait_for "grep -q 'listening on' /tmp/$name.tcpdump || ! kill -0 $CAP_PID" 120 &&
