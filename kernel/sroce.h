@@ -67,6 +67,7 @@ enum sroce_counter {
 	SROCE_CNT_LOCAL_ERRORS,
 	SROCE_CNT_CQ_OVERFLOW,
 	SROCE_CNT_TX_DROPS,
+	SROCE_CNT_TX_WAITS,
 	SROCE_NUM_COUNTERS
 };
 
@@ -95,6 +96,15 @@ struct sroce_dev {
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
 
 	struct sroce_counters __percpu *counters;
+
+	/*
+	 * Transmit budget (sroce_net.c): every skb we send is charged to
+	 * @txsk until the netdev frees it; a requester that finds the
+	 * budget spent waits on @tx_waiters until the queue has drained.
+	 */
+	struct socket *txsk;
+	spinlock_t tx_wait_lock;
+	struct list_head tx_waiters;
 };
 
 struct sroce_ucontext {

@@ -55,7 +55,8 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, bool restart)
 	u8 t = READ_ONCE(qp->attr.timeout);
 	unsigned long j;
 
-	if (qp->req.stopped || qp->req.rnr_wait || !comp_outstanding(qp)) {
+	if (qp->req.stopped || qp->req.rnr_wait || qp->req.tx_budget ||
+	    !comp_outstanding(qp)) {
 		del_timer(&qp->req.retry_timer);
 		return;
 	}

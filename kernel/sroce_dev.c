@@ -139,6 +139,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->ahs);
 	xa_destroy(&dev->srqs);
+	sroce_net_dev_fini(dev);
 	free_percpu(dev->counters);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
@@ -258,6 +259,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	}
 	sroce_dev_setup(dev, ndev);
 
+	err = sroce_net_dev_init(dev);
+	if (err)
+		goto err_dealloc;
 	err = ib_device_set_netdev(&dev->ibdev, ndev, SROCE_PORT);
 	if (err)
 		goto err_dealloc;

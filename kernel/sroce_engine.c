@@ -46,6 +46,7 @@ static void engine_reset(struct sroce_qp *qp)
 	req->cur = 0;
 	req->rd_out = 0;
 	req->rnr_wait = false;
+	req->tx_budget = false;
 	req->blocked = false;
 	req->err = false;
 	req->err_raised = false;
@@ -56,6 +57,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 {
 	spin_lock_init(&qp->req.lock);
 	spin_lock_init(&qp->req.sched_lock);
+	INIT_LIST_HEAD(&qp->req.tx_wait);
 	timer_setup(&qp->req.retry_timer, sroce_comp_retry_timer, 0);
 	timer_setup(&qp->comp.rnr_timer, sroce_comp_rnr_timer, 0);
 	INIT_WORK(&qp->req.work, sroce_req_work);
@@ -129,6 +131,7 @@ void sroce_engine_qp_stop(struct sroce_qp *qp)
 	qp->req.stopped = true;
 	spin_unlock_irqrestore(&qp->req.sched_lock, flags);
 	spin_unlock_bh(&qp->req.lock);
+	sroce_net_tx_unwait(qp);
 
 	/* Timers only schedule work; once stopped nothing rearms them. */
 	del_timer_sync(&qp->req.retry_timer);

@@ -62,8 +62,10 @@ struct sroce_req {
 	u32 rd_out;			/* READ/atomic WQEs awaiting responses */
 	bool rnr_wait;			/* sending paused by an RNR NAK */
 	bool blocked;			/* window, READ/atomic limit or fence */
+	bool tx_budget;			/* waiting for the device's tx budget */
 	bool err;			/* a send-side error: QP must go to ERR */
 	bool err_raised;		/* ... and sroce_qp_error() was called */
+	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
 	/*
 	 * @sched_lock (irq-safe, nests inside @lock) guards @stopped, so
 	 * work can be queued from any context without @lock and none is
@@ -271,6 +273,10 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
  */
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen);
+bool sroce_net_tx_busy(struct sroce_qp *qp);
+void sroce_net_tx_unwait(struct sroce_qp *qp);
+int sroce_net_dev_init(struct sroce_dev *dev);
+void sroce_net_dev_fini(struct sroce_dev *dev);
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb);
 /* UDP source port for a QP: stable per QP, spread across QPNs. */

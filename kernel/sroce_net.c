@@ -20,6 +20,7 @@
 #include <linux/inetdevice.h>
 #include <linux/interrupt.h>
 #include <linux/hash.h>
+#include <linux/delay.h>
 #include <asm/unaligned.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -333,6 +334,137 @@ static int sroce_loop_xmit(struct net_device *src, struct sk_buff *skb)
 	return ret;
 }
 
+/*
+ * Transmit budget of one device, in skb truesize bytes charged to its
+ * dev->txsk: what may sit in the netdev's qdisc and TX ring at once.  A
+ * deeper queue only adds delay, and long enough it makes an AQM drop: with
+ * 256 QPs writing at once, fq_codel (Debian's default qdisc) dropped
+ * hundreds of packets per 10 s, each one a NAK and a go-back-N.  About 200
+ * MTU-1024 packets, which fit the ring of a virtio NIC.  Only requesters
+ * wait for budget; ACKs and responses are charged but never held back,
+ * since they are what frees the peer's window.
+ */
+#define SROCE_TX_BUDGET		(384 * 1024)
+#define SROCE_TX_WAKE		(SROCE_TX_BUDGET / 2)
+
+static void sroce_tx_wake(struct sroce_dev *dev)
+{
+	struct sroce_qp *qp, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	list_for_each_entry_safe(qp, next, &dev->tx_waiters, req.tx_wait) {
+		list_del_init(&qp->req.tx_wait);
+		sroce_req_schedule(qp);
+	}
+	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
+}
+
+/* sk_write_space of dev->txsk: sock_wfree() calls it for every freed skb. */
+static void sroce_tx_write_space(struct sock *sk)
+{
+	struct sroce_dev *dev;
+
+	/* Pairs with the barrier in sroce_net_tx_busy(). */
+	smp_mb();
+	rcu_read_lock();
+	dev = rcu_dereference_sk_user_data(sk);
+	if (dev && !list_empty(&dev->tx_waiters) &&
+	    sk_wmem_alloc_get(sk) <= SROCE_TX_WAKE)
+		sroce_tx_wake(dev);
+	rcu_read_unlock();
+}
+
+/*
+ * True if the device's transmit budget is spent; the QP is then listed
+ * and its work is queued once the netdev has freed half the budget.
+ */
+bool sroce_net_tx_busy(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	struct sock *sk = dev->txsk->sk;
+	unsigned long flags;
+
+	if (likely(sk_wmem_alloc_get(sk) < SROCE_TX_BUDGET))
+		return false;
+	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	if (list_empty(&qp->req.tx_wait))
+		list_add_tail(&qp->req.tx_wait, &dev->tx_waiters);
+	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
+	/* The queue may have drained before we were listed: look again. */
+	smp_mb();
+	if (sk_wmem_alloc_get(sk) <= SROCE_TX_WAKE)
+		sroce_tx_wake(dev);
+	sroce_count(dev, SROCE_CNT_TX_WAITS);
+	return true;
+}
+
+/* Take a stopping QP off the wait list before it can be freed. */
+void sroce_net_tx_unwait(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	list_del_init(&qp->req.tx_wait);
+	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
+}
+
+/*
+ * The budget's socket: a plain kernel UDP socket, never bound, used only
+ * for its write-memory accounting (sock_wfree is the skb destructor).
+ */
+int sroce_net_dev_init(struct sroce_dev *dev)
+{
+	struct socket *sock;
+	int err;
+
+	spin_lock_init(&dev->tx_wait_lock);
+	INIT_LIST_HEAD(&dev->tx_waiters);
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       &sock);
+	if (err)
+		return err;
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_write_space = sroce_tx_write_space;
+	rcu_assign_sk_user_data(sock->sk, dev);
+	write_unlock_bh(&sock->sk->sk_callback_lock);
+	dev->txsk = sock;
+	return 0;
+}
+
+/*
+ * Every QP is gone, so nothing new is charged.  Wait until the netdev has
+ * freed what it still holds: until then sock_wfree() may call
+ * sroce_tx_write_space(), which must outlive those calls (module text).
+ * The skb's sock_wfree() drops its last unit only after the callback
+ * returned, so a zero count means no call is still running.
+ */
+void sroce_net_dev_fini(struct sroce_dev *dev)
+{
+	struct sock *sk;
+	unsigned long warn;
+
+	if (!dev->txsk)
+		return;
+	sk = dev->txsk->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sk, NULL);
+	write_unlock_bh(&sk->sk_callback_lock);
+	warn = jiffies + 10 * HZ;
+	while (sk_wmem_alloc_get(sk)) {
+		if (time_after(jiffies, warn)) {
+			pr_info("sroce: %s: waiting for %s to free %d bytes of packets\n",
+				dev_name(&dev->ibdev.dev), netdev_name(dev->ndev),
+				sk_wmem_alloc_get(sk));
+			warn = jiffies + 10 * HZ;
+		}
+		msleep(20);
+	}
+	sock_release(dev->txsk);
+	dev->txsk = NULL;
+}
+
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen)
 {
@@ -343,12 +475,13 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 
 	head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
 	       (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
-	skb = alloc_skb(head + tlen + SROCE_ICRC_LEN + ndev->needed_tailroom,
-			GFP_ATOMIC);
+	/* Page fragments: less to zero than a kmalloc head rounded up to 2 KiB. */
+	skb = __netdev_alloc_skb(ndev, head + tlen + SROCE_ICRC_LEN +
+				 ndev->needed_tailroom, GFP_ATOMIC);
 	if (unlikely(!skb))
 		return NULL;
 	skb_reserve(skb, head);
-	skb->dev = ndev;
+	skb_set_owner_w(skb, qp->dev->txsk->sk);
 	skb->protocol = v6 ? htons(ETH_P_IPV6) : htons(ETH_P_IP);
 	return skb;
 }

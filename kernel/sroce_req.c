@@ -399,6 +399,7 @@ static bool req_process(struct sroce_qp *qp, int budget)
 	int err;
 
 	req->blocked = false;
+	req->tx_budget = false;
 	while (req_can_send(qp)) {
 		if (req->cur == req->nfetched) {
 			if (req->nfetched >= qp->sq.num)
@@ -427,6 +428,17 @@ static bool req_process(struct sroce_qp *qp, int budget)
 		}
 		if (budget-- <= 0)
 			return true;
+		if (sroce_net_tx_busy(qp)) {
+			/*
+			 * A wait for our own netdev is no sign of loss, and
+			 * a message's tail may be what asks for the ACK:
+			 * no ACK timeout until sending resumes.
+			 */
+			req->blocked = true;
+			req->tx_budget = true;
+			sroce_comp_arm_retry(qp, false);
+			break;
+		}
 		err = req_send_pkt(qp, swqe);
 		if (err == -ENOMEM)
 			return true;

@@ -28,6 +28,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_LOCAL_ERRORS].name = "local_errors",
 	[SROCE_CNT_CQ_OVERFLOW].name = "cq_overflows",
 	[SROCE_CNT_TX_DROPS].name = "tx_drops",
+	[SROCE_CNT_TX_WAITS].name = "tx_budget_waits",
 };
 
 /* A counter added to the enum without a name would show up blank. */

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 2
+# timeout: 600
+#
+# The transmit budget: 256 RC QPs writing at once offer far more packets
+# than the netdev's qdisc holds (16 x 4 KiB per QP: 16384 packets against
+# fq_codel's 10240). Without the budget the qdisc dropped hundreds of them
+# and every drop cost a NAK and a go-back-N. With it the requesters wait
+# (tx_budget_waits moves) and the client's qdisc drops nothing; the
+# responder sees no sequence gap (no NAK sent or received) and the
+# transfer completes.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+
+t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
+t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
+
+# qdisc_drops: packets eth0's root qdisc has dropped since boot.
+qdisc_drops() {
+	tc -s qdisc show dev eth0 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1
+}
+
+drops0=$(qdisc_drops)
+# -u 17: a 0.5 s ACK timeout; a requester's queue may wait longer than
+# perftest's default 67 ms in a slub_debug guest without anything lost.
+BW=(ib_write_bw -d sroce0 -x "$GID" -q 256 -t 16 -s 4096 -D 4 -u 17)
+if [ "$VM_ID" = 1 ]; then
+	t_ok "ib_write_bw, 256 QPs, 4 KiB (server)" \
+		serve bw256 "tcp_listening 18515" timeout 300 "${BW[@]}"
+else
+	t_ok "ib_write_bw, 256 QPs, 4 KiB (client)" \
+		client bw256 timeout 300 "${BW[@]}" "$(peer_ip)"
+	t_ok "the budget held requesters back (tx_budget_waits > 0)" \
+		test "$(hw_counter tx_budget_waits)" -gt 0
+	t_ok "eth0's qdisc dropped nothing ($drops0 -> $(qdisc_drops))" \
+		test "$(qdisc_drops)" = "$drops0"
+fi
+t_ok "done" vm_barrier bw256 300
+# Both sides: no sequence gap was seen (vm1 would NAK, vm2 receive it).
+t_ok "no NAK sent or received" \
+	test "$(hw_counter naks_sent)" = 0 -a "$(hw_counter naks_rcvd)" = 0
+echo "# retransmits (ACK timeouts) $(hw_counter retransmits)"
+pair_done
