@@ -4,12 +4,14 @@
 # timeout: 600
 #
 # The transmit budget: 256 RC QPs writing at once offer far more packets
-# than the netdev's qdisc holds (16 x 4 KiB per QP: 16384 packets against
-# fq_codel's 10240). Without the budget the qdisc dropped hundreds of them
-# and every drop cost a NAK and a go-back-N. With it the requesters wait
-# (tx_budget_waits moves) and the client's qdisc drops nothing; the
-# responder sees no sequence gap (no NAK sent or received) and the
-# transfer completes.
+# (16 x 4 KiB per QP) than a qdisc holds. Without the budget, fq_codel
+# dropped hundreds of them per 10 s between benchmark guests, each drop a
+# NAK and a go-back-N. A slub_debug guest cannot send fast enough to fill
+# a qdisc on its own, so the client's egress is a token bucket at 8 Mbit/s
+# holding at most 600 KB, well above the budget: with the budget the
+# requesters wait (tx_budget_waits moves) and the qdisc drops nothing; the
+# responder sees no sequence gap (no NAK sent or received) and the transfer
+# completes. The module before the budget fails the drop and NAK checks.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -21,20 +23,23 @@ qdisc_drops() {
 	tc -s qdisc show dev eth0 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1
 }
 
-drops0=$(qdisc_drops)
-# -u 17: a 0.5 s ACK timeout; a requester's queue may wait longer than
-# perftest's default 67 ms in a slub_debug guest without anything lost.
+# -u 17: a 0.5 s ACK timeout; a full budget takes ~0.2 s to drain at
+# 8 Mbit/s, longer than perftest's default 67 ms, and nothing is lost.
 BW=(ib_write_bw -d sroce0 -x "$GID" -q 256 -t 16 -s 4096 -D 4 -u 17)
 if [ "$VM_ID" = 1 ]; then
 	t_ok "ib_write_bw, 256 QPs, 4 KiB (server)" \
 		serve bw256 "tcp_listening 18515" timeout 300 "${BW[@]}"
 else
+	t_ok "eth0 egress: token bucket, 8 Mbit/s, 600 KB" \
+		tc qdisc replace dev eth0 root tbf rate 8mbit burst 16kb limit 600kb
+	drops0=$(qdisc_drops)
 	t_ok "ib_write_bw, 256 QPs, 4 KiB (client)" \
 		client bw256 timeout 300 "${BW[@]}" "$(peer_ip)"
 	t_ok "the budget held requesters back (tx_budget_waits > 0)" \
 		test "$(hw_counter tx_budget_waits)" -gt 0
 	t_ok "eth0's qdisc dropped nothing ($drops0 -> $(qdisc_drops))" \
 		test "$(qdisc_drops)" = "$drops0"
+	t_ok "eth0's qdisc restored" tc qdisc del dev eth0 root
 fi
 t_ok "done" vm_barrier bw256 300
 # Both sides: no sequence gap was seen (vm1 would NAK, vm2 receive it).
