@@ -105,6 +105,7 @@ struct sroce_dev {
 	struct socket *txsk;
 	spinlock_t tx_wait_lock;
 	struct list_head tx_waiters;
+	atomic_t tx_freed;		/* skbs freed, to tell a stuck netdev */
 };
 
 struct sroce_ucontext {

@@ -55,8 +55,7 @@ void sroce_comp_arm_retry(struct sroce_qp *qp, bool restart)
 	u8 t = READ_ONCE(qp->attr.timeout);
 	unsigned long j;
 
-	if (qp->req.stopped || qp->req.rnr_wait || qp->req.tx_budget ||
-	    !comp_outstanding(qp)) {
+	if (qp->req.stopped || qp->req.rnr_wait || !comp_outstanding(qp)) {
 		del_timer(&qp->req.retry_timer);
 		return;
 	}
@@ -471,6 +470,16 @@ void sroce_comp_retry_timer(struct timer_list *t)
 	    (READ_ONCE(qp->state) != IB_QPS_RTS &&
 	     READ_ONCE(qp->state) != IB_QPS_SQD))
 		goto unlock;
+	if (qp->req.tx_budget && sroce_net_tx_moved(qp)) {
+		/*
+		 * Waiting for our own netdev's budget, which is draining, is
+		 * no sign of loss: look again later.  A netdev that freed
+		 * nothing for a whole timeout counts as a loss below, so a
+		 * stuck one ends in RETRY_EXC_ERR, not in a hang.
+		 */
+		sroce_comp_arm_retry(qp, true);
+		goto unlock;
+	}
 	if (!comp->retry_cnt) {
 		sroce_count(qp->dev, SROCE_CNT_RETRY_EXCEEDED);
 		swqe = comp_head(qp);

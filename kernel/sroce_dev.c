@@ -139,9 +139,9 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->ahs);
 	xa_destroy(&dev->srqs);
-	sroce_net_dev_fini(dev);
 	free_percpu(dev->counters);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
+	sroce_net_dev_fini(dev);
 }
 
 static const struct ib_device_ops sroce_life_ops = {

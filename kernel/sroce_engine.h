@@ -63,6 +63,7 @@ struct sroce_req {
 	bool rnr_wait;			/* sending paused by an RNR NAK */
 	bool blocked;			/* window, READ/atomic limit or fence */
 	bool tx_budget;			/* waiting for the device's tx budget */
+	bool tx_woken;			/* ... and it is our turn (sroce_net.c) */
 	bool err;			/* a send-side error: QP must go to ERR */
 	bool err_raised;		/* ... and sroce_qp_error() was called */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
@@ -82,6 +83,7 @@ struct sroce_comp {
 	u32 rnr_retry;			/* RNR retries left; 7 = infinite */
 	struct timer_list rnr_timer;
 	u32 rd_rerequested;		/* PSN a READ was last re-requested at */
+	int tx_freed_seen;		/* dev->tx_freed at the last timeout */
 	bool rd_rerequest_valid;
 };
 
@@ -273,7 +275,8 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
  */
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen);
-bool sroce_net_tx_busy(struct sroce_qp *qp);
+bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken);
+bool sroce_net_tx_moved(struct sroce_qp *qp);
 void sroce_net_tx_unwait(struct sroce_qp *qp);
 int sroce_net_dev_init(struct sroce_dev *dev);
 void sroce_net_dev_fini(struct sroce_dev *dev);

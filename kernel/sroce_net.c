@@ -343,49 +343,71 @@ static int sroce_loop_xmit(struct net_device *src, struct sk_buff *skb)
  * MTU-1024 packets, which fit the ring of a virtio NIC.  Only requesters
  * wait for budget; ACKs and responses are charged but never held back,
  * since they are what frees the peer's window.
+ *
+ * First come, first served: while QPs wait, no other QP may send until
+ * it has waited its turn.  Waiters are woken oldest first, a batch per
+ * freed skb once half the budget is free (so a thousand waiters are not
+ * all queued, IRQs off, only to find the budget spent again), and all of
+ * them when the last charged skb goes, since no further call will come.
  */
 #define SROCE_TX_BUDGET		(384 * 1024)
 #define SROCE_TX_WAKE		(SROCE_TX_BUDGET / 2)
+#define SROCE_TX_WAKE_BATCH	32
+/* How long dealloc_driver waits for the netdev to free our skbs. */
+#define SROCE_TX_DRAIN_MS	5000
 
-static void sroce_tx_wake(struct sroce_dev *dev)
+static void sroce_tx_wake(struct sroce_dev *dev, int n)
 {
 	struct sroce_qp *qp, *next;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
 	list_for_each_entry_safe(qp, next, &dev->tx_waiters, req.tx_wait) {
+		if (!n--)
+			break;
 		list_del_init(&qp->req.tx_wait);
+		WRITE_ONCE(qp->req.tx_woken, true);
 		sroce_req_schedule(qp);
 	}
 	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
 }
 
-/* sk_write_space of dev->txsk: sock_wfree() calls it for every freed skb. */
+/*
+ * sk_write_space of dev->txsk: sock_wfree() calls it for every freed skb,
+ * after uncharging all of it but one byte, which it drops on return.
+ */
 static void sroce_tx_write_space(struct sock *sk)
 {
 	struct sroce_dev *dev;
+	int left;
 
 	/* Pairs with the barrier in sroce_net_tx_busy(). */
 	smp_mb();
 	rcu_read_lock();
 	dev = rcu_dereference_sk_user_data(sk);
-	if (dev && !list_empty(&dev->tx_waiters) &&
-	    sk_wmem_alloc_get(sk) <= SROCE_TX_WAKE)
-		sroce_tx_wake(dev);
+	if (dev) {
+		atomic_inc(&dev->tx_freed);
+		left = sk_wmem_alloc_get(sk);
+		if (!list_empty(&dev->tx_waiters) && left <= SROCE_TX_WAKE)
+			sroce_tx_wake(dev, left <= 1 ? INT_MAX :
+					   SROCE_TX_WAKE_BATCH);
+	}
 	rcu_read_unlock();
 }
 
 /*
- * True if the device's transmit budget is spent; the QP is then listed
- * and its work is queued once the netdev has freed half the budget.
+ * True if @qp must wait for budget: the device's is spent, or other QPs
+ * wait for theirs and @qp was not just woken (@woken).  The QP is then
+ * listed and its work is queued at its turn.
  */
-bool sroce_net_tx_busy(struct sroce_qp *qp)
+bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken)
 {
 	struct sroce_dev *dev = qp->dev;
 	struct sock *sk = dev->txsk->sk;
 	unsigned long flags;
 
-	if (likely(sk_wmem_alloc_get(sk) < SROCE_TX_BUDGET))
+	if (likely(sk_wmem_alloc_get(sk) < SROCE_TX_BUDGET &&
+		   (woken || list_empty(&dev->tx_waiters))))
 		return false;
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
 	if (list_empty(&qp->req.tx_wait))
@@ -394,9 +416,26 @@ bool sroce_net_tx_busy(struct sroce_qp *qp)
 	/* The queue may have drained before we were listed: look again. */
 	smp_mb();
 	if (sk_wmem_alloc_get(sk) <= SROCE_TX_WAKE)
-		sroce_tx_wake(dev);
+		sroce_tx_wake(dev, SROCE_TX_WAKE_BATCH);
 	sroce_count(dev, SROCE_CNT_TX_WAITS);
 	return true;
+}
+
+/*
+ * For @qp's ACK timer while it waits for budget: has the netdev freed any
+ * skb since the last look?  Also wakes the oldest waiters if the budget
+ * has room, in case a wake-up was missed.
+ */
+bool sroce_net_tx_moved(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+	int freed = atomic_read(&dev->tx_freed);
+	bool moved = freed != qp->comp.tx_freed_seen;
+
+	qp->comp.tx_freed_seen = freed;
+	if (sk_wmem_alloc_get(dev->txsk->sk) < SROCE_TX_BUDGET)
+		sroce_tx_wake(dev, SROCE_TX_WAKE_BATCH);
+	return moved;
 }
 
 /* Take a stopping QP off the wait list before it can be freed. */
@@ -434,16 +473,20 @@ int sroce_net_dev_init(struct sroce_dev *dev)
 }
 
 /*
- * Every QP is gone, so nothing new is charged.  Wait until the netdev has
- * freed what it still holds: until then sock_wfree() may call
- * sroce_tx_write_space(), which must outlive those calls (module text).
- * The skb's sock_wfree() drops its last unit only after the callback
- * returned, so a zero count means no call is still running.
+ * Every QP is gone, so nothing new is charged, and the caller has already
+ * dropped its netdev reference: a netdev being unregistered may free what
+ * its TX ring holds only after that.  sock_wfree() may call
+ * sroce_tx_write_space() until the netdev has freed every charged skb;
+ * the skb's last byte is uncharged only after the call returned, so a
+ * zero count means no call is running.  A netdev that holds our skbs
+ * for longer pins the module instead, for good: the callback (which then
+ * finds no device and returns) must stay callable, and a refused rmmod is
+ * better than a jump into freed module text.
  */
 void sroce_net_dev_fini(struct sroce_dev *dev)
 {
+	unsigned long until = jiffies + msecs_to_jiffies(SROCE_TX_DRAIN_MS);
 	struct sock *sk;
-	unsigned long warn;
 
 	if (!dev->txsk)
 		return;
@@ -451,15 +494,12 @@ void sroce_net_dev_fini(struct sroce_dev *dev)
 	write_lock_bh(&sk->sk_callback_lock);
 	rcu_assign_sk_user_data(sk, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
-	warn = jiffies + 10 * HZ;
-	while (sk_wmem_alloc_get(sk)) {
-		if (time_after(jiffies, warn)) {
-			pr_info("sroce: %s: waiting for %s to free %d bytes of packets\n",
-				dev_name(&dev->ibdev.dev), netdev_name(dev->ndev),
-				sk_wmem_alloc_get(sk));
-			warn = jiffies + 10 * HZ;
-		}
+	while (sk_wmem_alloc_get(sk) && time_before(jiffies, until))
 		msleep(20);
+	if (sk_wmem_alloc_get(sk)) {
+		pr_warn("sroce: %s: the netdev still holds %d bytes of our packets; module pinned\n",
+			dev_name(&dev->ibdev.dev), sk_wmem_alloc_get(sk));
+		__module_get(THIS_MODULE);
 	}
 	sock_release(dev->txsk);
 	dev->txsk = NULL;

@@ -395,11 +395,15 @@ static bool req_can_send(struct sroce_qp *qp)
 static bool req_process(struct sroce_qp *qp, int budget)
 {
 	struct sroce_req *req = &qp->req;
+	bool resumed = req->tx_budget, woken;
 	struct sroce_swqe *swqe;
 	int err;
 
 	req->blocked = false;
 	req->tx_budget = false;
+	woken = READ_ONCE(req->tx_woken);
+	if (woken)
+		WRITE_ONCE(req->tx_woken, false);
 	while (req_can_send(qp)) {
 		if (req->cur == req->nfetched) {
 			if (req->nfetched >= qp->sq.num)
@@ -428,11 +432,12 @@ static bool req_process(struct sroce_qp *qp, int budget)
 		}
 		if (budget-- <= 0)
 			return true;
-		if (sroce_net_tx_busy(qp)) {
+		if (sroce_net_tx_busy(qp, woken)) {
 			/*
-			 * A wait for our own netdev is no sign of loss, and
-			 * a message's tail may be what asks for the ACK:
-			 * no ACK timeout until sending resumes.
+			 * Woken by sroce_net.c.  Until then an ACK timeout
+			 * only makes us look again: the wait is ours, not a
+			 * loss, and the unsent tail of a message may be what
+			 * asks for the ACK.
 			 */
 			req->blocked = true;
 			req->tx_budget = true;
@@ -440,6 +445,10 @@ static bool req_process(struct sroce_qp *qp, int budget)
 			break;
 		}
 		err = req_send_pkt(qp, swqe);
+		/* The timeout counts from the first send after a wait. */
+		if (resumed && !err && req_is_rc(qp))
+			sroce_comp_arm_retry(qp, true);
+		resumed = false;
 		if (err == -ENOMEM)
 			return true;
 		if (err)
