@@ -144,6 +144,22 @@ def cpu_cost(meta):
     return {"busy_s": busy / USER_HZ, "kern_s": kern / USER_HZ, "wire": wire}
 
 
+def heavy_frame(metas):
+    """Mean wire frame (bytes, Ethernet header included) sent by the side
+    that sent the most bytes during the run: the data direction."""
+    best = None
+    for meta in metas:
+        try:
+            pre = [int(x) for x in meta["pre_net"].split()]
+            post = [int(x) for x in meta["post_net"].split()]
+        except (KeyError, ValueError):
+            continue
+        tx, txp = post[0] - pre[0], post[2] - pre[2]
+        if txp > 0 and (best is None or tx > best[0]):
+            best = (tx, txp)
+    return best[0] / best[1] if best and best[0] > 1e6 else None
+
+
 def per_gb(c):
     if not c or c["wire"] < 1e6:
         return None
@@ -164,9 +180,16 @@ def collect(run):
         raw = os.path.join(bdir, "raw")
         boot = kv(os.path.join(bdir, "boot.info"))
         boot["verdict"] = read(os.path.join(bdir, "verdict")).strip()
-        cmdlines = re.findall(r"Command line: (.*)", read(os.path.join(bdir, "vm1.dmesg")) +
-                              read(os.path.join(bdir, "vm1.console")))
+        # One boot per device since 2026-12-03 (a subfolder each); older
+        # runs booted once per MTU.
+        logs = [os.path.join(bdir, "vm1.dmesg"), os.path.join(bdir, "vm1.console")]
+        for sub in sorted(os.listdir(bdir)):
+            if os.path.isdir(os.path.join(bdir, sub)) and sub != "raw":
+                logs.append(os.path.join(bdir, sub, "vm1.console"))
+        cmdlines = re.findall(r"Command line: (.*)", "".join(read(f) for f in logs))
         boot["cmdline"] = cmdlines[0] if cmdlines else ""
+        boot["slub_any"] = any("slub_debug" in c for c in cmdlines)
+        boot["retries"] = read(os.path.join(bdir, "retries")).strip()
         data["boots"][mtu] = boot
         if not os.path.isdir(raw):
             continue
@@ -233,6 +256,7 @@ def collect(run):
                 data["failed"].append((rid, last_words(sides)))
                 continue
             res["cpu"] = {vm: per_gb(cpu_cost(s["meta"])) for vm, s in sides.items()}
+            res["frame"] = heavy_frame([s["meta"] for s in sides.values()])
             data["runs"].setdefault(key, []).append(res)
     return data
 
@@ -375,10 +399,12 @@ class Report:
         for mtu in self.mtus:
             b = self.d["boots"][mtu]
             cl = b.get("cmdline", "")
-            slub = ("**off** (guest command line has no slub_debug)" if cl and "slub_debug" not in cl
-                    else "ON" if "slub_debug" in cl else "unknown (no guest command line found)")
-            self.w(f"- MTU {mtu} boot: slub_debug {slub}; {b.get('wall', '?')} s wall; "
+            slub = ("**off** (no guest command line has slub_debug)" if cl and not b.get("slub_any")
+                    else "ON" if b.get("slub_any") else "unknown (no guest command line found)")
+            self.w(f"- MTU {mtu} boots: slub_debug {slub}; {b.get('wall', '?')} s wall; "
                    f"harness verdict: {b.get('verdict', '').splitlines()[-1] if b.get('verdict') else '?'}")
+            for line in b.get("retries", "").splitlines():
+                self.w(f"  - MTU {mtu} rerun: {line}")
         dur = i.get("dur", "?")
         meas = int(dur) - 2 if dur.isdigit() else "?"
         self.w(f"- repetitions: {i.get('reps', '?')} per figure (median shown; `n=` when fewer "
@@ -441,6 +467,46 @@ class Report:
             self.w("### Message rate: ib_write_bw 8 B, 4 QPs (thousand messages/s)")
             self.w()
             self.table(("MTU", "sroce", "rxe", "sroce/rxe"), rows)
+
+    # Headers around the payload of a full data frame: Ethernet 14 + IPv4
+    # 20, then TCP 20 + 12 (timestamps) or UDP 8 + BTH 12 + ICRC 4.
+    FRAME_HDR = {"tcp": 14 + 20 + 32, "sroce": 14 + 20 + 8 + 12 + 4,
+                 "rxe": 14 + 20 + 8 + 12 + 4}
+
+    def frames(self):
+        """Bandwidth as frames per second: the link and the guests pay per
+        frame, and a RoCE frame carries at most the IB path MTU."""
+        rows = []
+        for mtu in self.mtus:
+            for test, size, q in (("writebw", 65536, 1), ("readbw", 65536, 1)):
+                row, any_v = [test.replace("bw", "_bw"), size_name(size), q, mtu], False
+                for dev in ("sroce", "rxe", "tcp"):
+                    if dev == "tcp" and test != "writebw":
+                        row.append("")
+                        continue
+                    t = "iperf" if dev == "tcp" else test
+                    runs = self.d["runs"].get((dev, mtu, t, size, q), [])
+                    frame = med([r.get("frame") for r in runs])
+                    bw = med([r.get("bw_mib") for r in runs])
+                    if frame is None or bw is None or frame <= self.FRAME_HDR[dev]:
+                        row.append("")
+                        continue
+                    pay = frame - self.FRAME_HDR[dev]
+                    row.append(f"{bw * MIB / pay / 1000:.1f}k x {pay:.0f} B")
+                    any_v = True
+                if any_v:
+                    rows.append(row)
+        if not rows:
+            return
+        self.w("## Frames per second (data direction)")
+        self.w()
+        self.w("Median bandwidth divided by the mean payload per data frame (the sender's eth0 "
+               "bytes per frame minus Ethernet, IP and TCP or UDP+BTH+ICRC headers; ACKs travel "
+               "the other way). The link and both guests pay per frame, and a RoCE frame "
+               "carries at most the IB path MTU (1024 B at netdev MTU 1500, 4096 at 9000) "
+               "where TCP carries the MSS (1448, 8948).")
+        self.w()
+        self.table(("test", "size", "QPs/streams", "MTU", "sroce", "rxe", "TCP"), rows)
 
     def latency(self):
         self.w("## Latency (usec)")
@@ -657,6 +723,7 @@ def main():
     rep = Report(run, data)
     rep.header()
     rep.bandwidth()
+    rep.frames()
     rep.latency()
     rep.cpu()
     rep.counters()
