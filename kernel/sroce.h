@@ -339,6 +339,12 @@ static inline void sroce_count(struct sroce_dev *dev, enum sroce_counter c)
 	this_cpu_inc(dev->counters->cnt[c]);
 }
 
+static inline void sroce_count_add(struct sroce_dev *dev,
+				   enum sroce_counter c, u32 n)
+{
+	this_cpu_add(dev->counters->cnt[c], n);
+}
+
 /* ib_device_ops fragments, one per role; sroce_dev.c merges them. */
 extern const struct ib_device_ops sroce_dev_ops;	/* sroce_verbs.c */
 extern const struct ib_device_ops sroce_mr_ops;		/* sroce_mr.c */

@@ -45,6 +45,19 @@ struct sroce_swqe_state {
 };
 
 /*
+ * Packets for one destination not yet handed to IP: sroce_net_queue()
+ * chains them on @head's frag_list and sroce_net_flush() sends them as one
+ * skb (sroce_net.c, "Transmit batching").
+ */
+struct sroce_txb {
+	struct sk_buff *head;
+	struct sk_buff *tail;		/* last on head's frag_list */
+	struct rtable *rt;		/* the route all of them take */
+	__be32 saddr;			/* ... and the source it chose */
+	u32 n;
+};
+
+/*
  * Owned by sroce_req.c.  @lock protects this struct, struct sroce_comp
  * and the swqe states: requester and completer share it because both
  * walk and rewrite the same window of fetched WQEs.
@@ -67,6 +80,7 @@ struct sroce_req {
 	bool err;			/* a send-side error: QP must go to ERR */
 	bool err_raised;		/* ... and sroce_qp_error() was called */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
+	struct sroce_txb txb;		/* flushed before @lock is dropped */
 	/*
 	 * @sched_lock (irq-safe, nests inside @lock) guards @stopped, so
 	 * work can be queued from any context without @lock and none is
@@ -282,6 +296,16 @@ int sroce_net_dev_init(struct sroce_dev *dev);
 void sroce_net_dev_fini(struct sroce_dev *dev);
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb);
+/*
+ * As sroce_net_xmit(), but the packet may wait in @b, to go out with the
+ * next ones of the same QP when sroce_net_flush() is called (or @b is
+ * full).  @av must be the same for every packet of a batch: RC/UC only.
+ * An error means the packet was dropped at once; a queued one can still
+ * be lost at the flush, like any packet.
+ */
+int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
+		    const struct sroce_av *av, struct sk_buff *skb);
+void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b);
 /* UDP source port for a QP: stable per QP, spread across QPNs. */
 u16 sroce_net_src_port(u32 qpn);
 

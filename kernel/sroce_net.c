@@ -551,17 +551,13 @@ static int sroce_put_icrc(struct sk_buff *skb, unsigned int ver)
 	return 0;
 }
 
-static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
-		       struct sk_buff *skb)
+static struct rtable *sroce_route4(const struct sroce_qp *qp,
+				   const struct sroce_av *av, __be32 *saddr)
 {
-	struct net_device *ndev = qp->dev->ndev;
 	struct flowi4 fl4 = {};
-	struct iphdr *iph;
 	struct rtable *rt;
-	bool local;
-	int err;
 
-	fl4.flowi4_oif = ndev->ifindex;
+	fl4.flowi4_oif = qp->dev->ndev->ifindex;
 	fl4.flowi4_proto = IPPROTO_UDP;
 	fl4.flowi4_tos = RT_TOS(av->traffic_class);
 	fl4.saddr = av->saddr.v4.sin_addr.s_addr;
@@ -569,11 +565,16 @@ static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
 	fl4.fl4_sport = htons(qp->src_port);
 	fl4.fl4_dport = htons(SROCE_UDP_PORT);
 	rt = ip_route_output_key(&init_net, &fl4);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	local = rt->rt_type == RTN_LOCAL;
+	if (!IS_ERR(rt))
+		*saddr = fl4.saddr;
+	return rt;
+}
+
+static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_qp *qp,
+			   const struct sroce_av *av, struct rtable *rt,
+			   __be32 saddr)
+{
+	struct iphdr *iph;
 
 	sroce_push_udp(skb, qp);
 	iph = skb_push(skb, sizeof(*iph));
@@ -586,24 +587,45 @@ static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
 	iph->protocol = IPPROTO_UDP;
-	iph->saddr = fl4.saddr;
-	iph->daddr = fl4.daddr;
+	iph->saddr = saddr;
+	iph->daddr = av->daddr.v4.sin_addr.s_addr;
 	__ip_select_ident(&init_net, iph, 1);
 	ip_send_check(iph);
+}
 
-	skb_dst_set(skb, &rt->dst);
-	if (sroce_put_icrc(skb, 4)) {
-		kfree_skb(skb);
-		return -EINVAL;
-	}
-	if (local)
-		return sroce_loop_xmit(ndev, skb);
+static int sroce_out4(struct sk_buff *skb)
+{
+	int err;
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	/* net_xmit_eval() evaluates its argument twice: call first */
 	err = ip_local_out(&init_net, sroce_sock4->sk, skb);
 	err = net_xmit_eval(err);
 	return err > 0 ? -ENOBUFS : err;
+}
+
+static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct rtable *rt;
+	__be32 saddr;
+	bool local;
+
+	rt = sroce_route4(qp, av, &saddr);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	local = rt->rt_type == RTN_LOCAL;
+	sroce_push_ip4(skb, qp, av, rt, saddr);
+	skb_dst_set(skb, &rt->dst);
+	if (sroce_put_icrc(skb, 4)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (local)
+		return sroce_loop_xmit(qp->dev->ndev, skb);
+	return sroce_out4(skb);
 }
 
 static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
@@ -667,21 +689,28 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 	return err > 0 ? -ENOBUFS : err;
 }
 
+/* Room for the ICRC, which the IP layer's caller fills in; frees on error. */
+static int sroce_tx_prep(struct sk_buff *skb, const struct sroce_av *av)
+{
+	if (unlikely(skb_is_nonlinear(skb) ||
+		     skb_tailroom(skb) < SROCE_ICRC_LEN)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb_put(skb, SROCE_ICRC_LEN);
+	skb->priority = rt_tos2priority(av->traffic_class);
+	return 0;
+}
+
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb)
 {
 	struct sroce_dev *dev = qp->dev;
 	int err;
 
-	if (unlikely(skb_is_nonlinear(skb) ||
-		     skb_tailroom(skb) < SROCE_ICRC_LEN)) {
-		kfree_skb(skb);
-		err = -EINVAL;
+	err = sroce_tx_prep(skb, av);
+	if (err)
 		goto out;
-	}
-	skb_put(skb, SROCE_ICRC_LEN);
-	skb->priority = rt_tos2priority(av->traffic_class);
-
 	if (av->network_type == RDMA_NETWORK_IPV4) {
 		err = sroce_xmit4(qp, av, skb);
 	} else if (av->network_type == RDMA_NETWORK_IPV6) {
@@ -696,6 +725,162 @@ out:
 	else
 		sroce_count(dev, SROCE_CNT_TX_DROPS);
 	return err;
+}
+
+/*
+ * Transmit batching.  A virtio NIC without offloads, the usual one under
+ * QEMU, rings its doorbell (an exit to the hypervisor) for every skb the
+ * stack does not flag with xmit_more, and every skb pays for a route
+ * lookup, the IP output path and the qdisc.  TCP spreads all of that over
+ * 64 KiB with GSO.  RoCE cannot use GSO's segmentation, since every packet
+ * needs its own BTH and ICRC, but it can use the fraglist flavour of UDP
+ * GSO: the packets of one QP are built complete (headers, ICRC) and
+ * chained on the first one's frag_list; IP and the qdisc see one skb, and
+ * at the device skb_segment_list() splits it back, copying nothing but
+ * the Ethernet header, and the driver gets the list with xmit_more set.
+ * Every packet keeps its own IP and UDP headers: SKB_GSO_TCP_FIXEDID
+ * (valid with DF) keeps the IP IDs the ICRCs were computed over, and the
+ * segmenter rewrites only lengths (each packet's own) and IP checksums.
+ * A device that accepts fraglist GSO as is (a bridge, veth) could deliver
+ * the chain as one packet, so batching is used only where the netdev
+ * lacks NETIF_F_GSO_FRAGLIST, and only for IPv4 unicast off-host
+ * destinations.  The head is the batch's largest packet (a larger one
+ * starts a new batch), because the IP MTU check and tbf look at the head
+ * only.  The head carries the whole batch's transmit-budget charge: that
+ * is right only where skb_segment_list() leaves the head's truesize alone,
+ * i.e. since "net: fix memory leak in skb_segment_list for GRO packets"
+ * (6.1.161); before it, every batch would leak its members' charge, so
+ * Kbuild enables batching only for 6.1.161 and later 6.1 kernels.
+ */
+#define SROCE_TXB_MAX_PKTS	32
+#define SROCE_TXB_MAX_BYTES	(60 * 1024)
+/* Set by Kbuild for 6.1.161 and later 6.1 kernels. */
+#ifndef SROCE_TXB_KERNEL_OK
+#define SROCE_TXB_KERNEL_OK	0
+#endif
+
+static bool sroce_txb_ok(const struct sroce_qp *qp, const struct sroce_av *av)
+{
+	return SROCE_TXB_KERNEL_OK && av->network_type == RDMA_NETWORK_IPV4 &&
+	       !(qp->dev->ndev->features & NETIF_F_GSO_FRAGLIST);
+}
+
+/* Start a batch: its route, unless the destination is local. */
+static bool sroce_txb_open(struct sroce_qp *qp, struct sroce_txb *b,
+			   const struct sroce_av *av)
+{
+	struct rtable *rt;
+	__be32 saddr;
+
+	rt = sroce_route4(qp, av, &saddr);
+	if (IS_ERR(rt))
+		return false;
+	if (rt->rt_type != RTN_UNICAST) {
+		ip_rt_put(rt);
+		return false;
+	}
+	b->rt = rt;
+	b->saddr = saddr;
+	return true;
+}
+
+/* Chain @skb behind the head; the head's charge takes over @skb's. */
+static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb)
+{
+	struct sk_buff *head = b->head;
+
+	b->n++;
+	if (!head) {
+		b->head = skb;
+		return;
+	}
+	if (b->tail)
+		b->tail->next = skb;
+	else
+		skb_shinfo(head)->frag_list = skb;
+	b->tail = skb;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+	skb->destructor = NULL;
+	skb->sk = NULL;
+}
+
+/* UDP payload of the batch's head: the largest packet in it. */
+static u32 sroce_txb_head_len(const struct sroce_txb *b)
+{
+	return skb_headlen(b->head) - sizeof(struct iphdr) -
+	       sizeof(struct udphdr);
+}
+
+int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
+		    const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct sroce_dev *dev = qp->dev;
+	int err;
+
+	if (!sroce_txb_ok(qp, av))
+		return sroce_net_xmit(qp, av, skb);
+	err = sroce_tx_prep(skb, av);
+	if (err)
+		goto drop;
+	if (b->head && (skb->len > sroce_txb_head_len(b) ||
+			b->head->len + skb->len + sizeof(struct iphdr) +
+			sizeof(struct udphdr) > SROCE_TXB_MAX_BYTES))
+		sroce_net_flush(qp, b);
+	/* A local or unroutable destination goes (or fails) the plain way. */
+	if (!b->head && !sroce_txb_open(qp, b, av)) {
+		skb_trim(skb, skb->len - SROCE_ICRC_LEN);
+		return sroce_net_xmit(qp, av, skb);
+	}
+	sroce_push_ip4(skb, qp, av, b->rt, b->saddr);
+	err = sroce_put_icrc(skb, 4);
+	if (err) {
+		kfree_skb(skb);
+		if (!b->head) {
+			ip_rt_put(b->rt);
+			b->rt = NULL;
+		}
+		goto drop;
+	}
+	sroce_txb_add(b, skb);
+	if (b->n >= SROCE_TXB_MAX_PKTS)
+		sroce_net_flush(qp, b);
+	return 0;
+drop:
+	sroce_count(dev, SROCE_CNT_TX_DROPS);
+	return err;
+}
+
+void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b)
+{
+	struct sk_buff *head = b->head;
+	struct skb_shared_info *sh;
+	u32 n = b->n;
+	int err;
+
+	if (!head)
+		return;
+	if (n > 1) {
+		sh = skb_shinfo(head);
+		sh->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST |
+			       SKB_GSO_TCP_FIXEDID;
+		/*
+		 * The first packet's UDP payload: __udp_gso_segment() splits
+		 * the list as it is only if gso_size says exactly that.
+		 */
+		sh->gso_size = skb_headlen(head) - skb_transport_offset(head) -
+			       sizeof(struct udphdr);
+		sh->gso_segs = n;
+	}
+	skb_dst_set(head, &b->rt->dst);
+	b->head = NULL;
+	b->tail = NULL;
+	b->rt = NULL;
+	b->n = 0;
+	err = sroce_out4(head);
+	sroce_count_add(qp->dev, err ? SROCE_CNT_TX_DROPS : SROCE_CNT_SENT_PKTS,
+			n);
 }
 
 static struct socket *sroce_udp_open(bool v6)

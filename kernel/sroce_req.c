@@ -376,7 +376,10 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	/* A lost RC packet is recovered by the ACK timer like any loss. */
-	sroce_net_xmit(qp, av, skb);
+	if (req_is_ud(qp))
+		sroce_net_xmit(qp, av, skb);
+	else
+		sroce_net_queue(qp, &req->txb, av, skb);
 	if (req_is_rc(qp))
 		sroce_comp_arm_retry(qp, false);
 	return 0;
@@ -483,6 +486,7 @@ static void req_run(struct sroce_qp *qp)
 		return;
 	}
 	more = req_process(qp, SROCE_REQ_BUDGET);
+	sroce_net_flush(qp, &req->txb);
 	/* UD/UC WQEs are done once sent; so are failed local ones. */
 	sroce_comp_complete(qp);
 	if (more)

@@ -38,11 +38,13 @@ u32 sroce_resp_mtu(struct sroce_qp *qp)
 /* Transmit                                                            */
 
 /*
- * Build and send one packet to the requester.  @mr/@va/@len is READ
- * response payload (len may be 0, mr may then be NULL).
+ * Build and send one packet to the requester, or queue it on @b (READ
+ * responses; the caller flushes).  @mr/@va/@len is READ response payload
+ * (len may be 0, mr may then be NULL).
  */
 int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
-		    struct sroce_mr *mr, u64 va, u32 len)
+		    struct sroce_mr *mr, u64 va, u32 len,
+		    struct sroce_txb *b)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(h->opcode);
 	struct sk_buff *skb;
@@ -69,7 +71,9 @@ int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
 		return -EFAULT;
 	}
 	memset(p + hl + len, 0, h->pad);
-	return sroce_net_xmit(qp, &qp->av, skb);
+	if (!b)
+		return sroce_net_xmit(qp, &qp->av, skb);
+	return sroce_net_queue(qp, b, &qp->av, skb);
 }
 
 static void resp_send_aeth(struct sroce_qp *qp, u8 syn, u32 psn)
@@ -81,7 +85,7 @@ static void resp_send_aeth(struct sroce_qp *qp, u8 syn, u32 psn)
 		.aeth_msn = qp->resp.msn & SROCE_24BIT_MASK,
 	};
 
-	sroce_resp_xmit(qp, &h, NULL, 0, 0);
+	sroce_resp_xmit(qp, &h, NULL, 0, 0, NULL);
 }
 
 static void resp_send_ack_now(struct sroce_qp *qp)

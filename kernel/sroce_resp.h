@@ -45,9 +45,10 @@ struct resp_out {
 
 /* sroce_resp.c */
 u32 sroce_resp_mtu(struct sroce_qp *qp);
-/* Locked: build and send one packet to the requester. */
+/* Locked: build and send (or queue on @b) one packet to the requester. */
 int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
-		    struct sroce_mr *mr, u64 va, u32 len);
+		    struct sroce_mr *mr, u64 va, u32 len,
+		    struct sroce_txb *b);
 /* Locked: send a deferred ACK now, ahead of another response. */
 void sroce_resp_flush_ack(struct sroce_qp *qp);
 /* Locked: run sroce_resp_run() for this QP after this softirq batch. */

@@ -29,6 +29,7 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 mtu = sroce_resp_mtu(qp);
+	struct sroce_txb txb = {};
 	struct sroce_pkt_hdrs h;
 	bool last;
 	int err;
@@ -48,9 +49,11 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		h.aeth_syn = SROCE_AETH_ACK_UNLIMITED;
 		h.aeth_msn = resp->msn & SROCE_24BIT_MASK;
 		(*budget)--;
-		err = sroce_resp_xmit(qp, &h, resp->read_mr, resp->read_va, n);
+		err = sroce_resp_xmit(qp, &h, resp->read_mr, resp->read_va, n,
+				      &txb);
 		/* a lost response is recovered by the requester's retry */
 		if (err || last) {
+			sroce_net_flush(qp, &txb);
 			sroce_resp_read_end(resp);
 			return;
 		}
@@ -59,6 +62,7 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		resp->read_psn = sroce_psn_next(resp->read_psn);
 		resp->read_first = false;
 	}
+	sroce_net_flush(qp, &txb);
 	sroce_resp_schedule(qp);
 }
 
@@ -211,7 +215,7 @@ static void resp_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
 	};
 
 	sroce_resp_flush_ack(qp);
-	sroce_resp_xmit(qp, &h, NULL, 0, 0);
+	sroce_resp_xmit(qp, &h, NULL, 0, 0, NULL);
 }
 
 enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
