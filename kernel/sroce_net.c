@@ -881,6 +881,8 @@ void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b)
 	err = sroce_out4(head);
 	sroce_count_add(qp->dev, err ? SROCE_CNT_TX_DROPS : SROCE_CNT_SENT_PKTS,
 			n);
+	if (!err && n > 1)
+		sroce_count(qp->dev, SROCE_CNT_TX_BATCHES);
 }
 
 static struct socket *sroce_udp_open(bool v6)

@@ -29,6 +29,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_CQ_OVERFLOW].name = "cq_overflows",
 	[SROCE_CNT_TX_DROPS].name = "tx_drops",
 	[SROCE_CNT_TX_WAITS].name = "tx_budget_waits",
+	[SROCE_CNT_TX_BATCHES].name = "tx_batches",
 };
 
 /* A counter added to the enum without a name would show up blank. */
