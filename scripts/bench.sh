@@ -111,7 +111,7 @@ boot_pair() {
 	local watch=$!
 	"$ROOT/scripts/vm.sh" -n 2 -m 2048 --mtu "$mtu" --no-slub-debug -q \
 		-t "$BENCH_TIMEOUT" --stage "$STAGE" -o "$sub" \
-		"$ROOT/selftests/bench/pair.sh" > "$sub/vm.out" 2>&1
+		"$ROOT/selftests/bench/pair.sh" > "$sub/host.out" 2>&1
 	local st=$?
 	kill "$watch" 2>/dev/null
 	wait "$watch" 2>/dev/null
@@ -121,7 +121,7 @@ boot_pair() {
 # link_watch FILE: the queues of the qemus' link sockets every 15 s, so a
 # stalled link shows which side stopped reading (Recv-Q stuck full).
 link_watch() {
-	while sleep 15; do
+	while sleep 15 && kill -0 $$ 2>/dev/null; do
 		echo "# $(date -u +%H:%M:%S)"
 		ss -xnp 2>/dev/null | grep -F qemu-system
 	done > "$1"
@@ -135,6 +135,8 @@ stalled() {
 rc=0
 for mtu in $BENCH_MTUS; do
 	dir=$RUN/m$mtu
+	# Stale results from an earlier run in this folder would be reported.
+	rm -rf "$dir/raw" "$dir/retries"
 	mkdir -p "$dir/raw"
 	bws=$BW_SIZES bwq=$BW_QPS lats=$LAT_SIZES pps=$PP_SIZES msgrate=1
 	tcps=$TCP_SIZES tcpp=$TCP_P pings=$PING_SIZES
@@ -187,7 +189,7 @@ for mtu in $BENCH_MTUS; do
 			st=$?
 			((try == 2)) && break
 			if stalled "$sub"; then
-				why="the VM link stalled ($(head -n1 "$sub/link.dead" 2>/dev/null || echo NETDEV WATCHDOG))"
+				why="the VM link stopped carrying frames, cause not determined ($(head -n1 "$sub/link.dead" 2>/dev/null || echo NETDEV WATCHDOG); see link.ss and the consoles)"
 			elif ((st != 0)) && [[ ! -d $sub/raw ]]; then
 				# An early-boot failure of an overloaded TCG host.
 				why="boot failed before the benchmark started"
@@ -199,7 +201,12 @@ for mtu in $BENCH_MTUS; do
 			rm -rf "$sub.try1"
 			mv "$sub" "$sub.try1"
 		done
-		stalled "$sub" && echo "$dev: the VM link stalled in the boot reported" >> "$dir/retries"
+		if [[ ! -d $sub/raw && -d $sub.try1/raw ]]; then
+			# Try 2 measured nothing: a partial try 1 beats no figures.
+			echo "$dev: try 2 measured nothing; reporting try 1's results" >> "$dir/retries"
+			sub=$sub.try1
+		fi
+		stalled "$sub" && echo "$dev: the VM link stopped in the boot reported" >> "$dir/retries"
 		[[ -d $sub/raw ]] && cp -a "$sub/raw/." "$dir/raw/"
 		sed -e "s/^/$dev: /" "$sub/verdict" 2>/dev/null >> "$dir/verdict"
 		sed -e 's/^/bench:   /' "$sub/verdict" 2>/dev/null

@@ -359,8 +359,13 @@ class Report:
         boot = self.d["boots"].get(mtu, {})
         if dev not in self.info.get("devs", "").split():
             return "not measured (not in BENCH_DEVS)"
+        verdict = boot.get("verdict", "")
+        # One boot per device since 2026-12-03: its lines are "DEV: ...".
+        mine = [l[len(dev) + 2:] for l in verdict.splitlines() if l.startswith(f"{dev}: ")]
+        if mine:
+            verdict = "\n".join(mine)
         return ("not available (no result; boot verdict: " +
-                boot.get("verdict", "none").replace("\n", "; ")[-300:] + ")")
+                (verdict or "none").replace("\n", "; ")[-300:] + ")")
 
     def vals(self, dev, mtu, test, size, q, field):
         runs = self.d["runs"].get((dev, mtu, test, size, q), [])
@@ -401,8 +406,9 @@ class Report:
             cl = b.get("cmdline", "")
             slub = ("**off** (no guest command line has slub_debug)" if cl and not b.get("slub_any")
                     else "ON" if b.get("slub_any") else "unknown (no guest command line found)")
+            results = [l for l in b.get("verdict", "").splitlines() if "RESULT:" in l]
             self.w(f"- MTU {mtu} boots: slub_debug {slub}; {b.get('wall', '?')} s wall; "
-                   f"harness verdict: {b.get('verdict', '').splitlines()[-1] if b.get('verdict') else '?'}")
+                   f"harness verdicts: {'; '.join(results) if results else '?'}")
             for line in b.get("retries", "").splitlines():
                 self.w(f"  - MTU {mtu} rerun: {line}")
         dur = i.get("dur", "?")

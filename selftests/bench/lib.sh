@@ -198,7 +198,7 @@ run() {
 abandon() {
 	((VM_ID == 1)) && case $2 in
 	98) echo "stopped after ${BENCH_MAX_FAILS:-3} failed runs in a row (see raw/*.out)" ;;
-	97) echo "stopped: the VM link carries no more frames (qemu virtio stall)" ;;
+	97) echo "stopped: the VM link carries no more frames (cause not determined; see the consoles)" ;;
 	*) echo "lost contact with the peer VM" ;;
 	esac >> "$RAW/$1.aborted"
 	(($2 == 98 || $2 == 97))

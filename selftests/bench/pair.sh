@@ -136,7 +136,12 @@ scale_runs() {
 			meminfo_snap "$base.during"
 		fi
 		wait "$pid"
-		case $? in 0) ;; 99) return 99 ;; *) echo "$id failed" >> "$RAW/$kind.scale_failed" ;; esac
+		case $? in
+		0) ;;
+		99) return 99 ;;
+		*) echo "$id failed" >> "$RAW/$kind.scale_failed"
+			link_dead "$id" && return 97 ;;
+		esac
 		meminfo_snap "$base.post"
 	done
 }
