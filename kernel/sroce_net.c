@@ -765,7 +765,7 @@ static bool sroce_txb_ok(const struct sroce_qp *qp, const struct sroce_av *av)
 	       !(qp->dev->ndev->features & NETIF_F_GSO_FRAGLIST);
 }
 
-/* Start a batch: its route, unless the destination is local. */
+/* Start a batch: its route, if it is a plain unicast one (not local). */
 static bool sroce_txb_open(struct sroce_qp *qp, struct sroce_txb *b,
 			   const struct sroce_av *av)
 {
