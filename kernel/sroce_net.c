@@ -604,19 +604,13 @@ static int sroce_out4(struct sk_buff *skb)
 	return err > 0 ? -ENOBUFS : err;
 }
 
-static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
-		       struct sk_buff *skb)
+/* Send @skb alone along @rt, whose reference it takes over. */
+static int sroce_xmit4_via(struct sroce_qp *qp, const struct sroce_av *av,
+			   struct sk_buff *skb, struct rtable *rt,
+			   __be32 saddr)
 {
-	struct rtable *rt;
-	__be32 saddr;
-	bool local;
+	bool local = rt->rt_type == RTN_LOCAL;
 
-	rt = sroce_route4(qp, av, &saddr);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	local = rt->rt_type == RTN_LOCAL;
 	sroce_push_ip4(skb, qp, av, rt, saddr);
 	skb_dst_set(skb, &rt->dst);
 	if (sroce_put_icrc(skb, 4)) {
@@ -626,6 +620,20 @@ static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
 	if (local)
 		return sroce_loop_xmit(qp->dev->ndev, skb);
 	return sroce_out4(skb);
+}
+
+static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb)
+{
+	struct rtable *rt;
+	__be32 saddr;
+
+	rt = sroce_route4(qp, av, &saddr);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	return sroce_xmit4_via(qp, av, skb, rt, saddr);
 }
 
 static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
@@ -702,6 +710,14 @@ static int sroce_tx_prep(struct sk_buff *skb, const struct sroce_av *av)
 	return 0;
 }
 
+static void sroce_tx_count(struct sroce_dev *dev, int err)
+{
+	if (likely(!err))
+		sroce_count(dev, SROCE_CNT_SENT_PKTS);
+	else
+		sroce_count(dev, SROCE_CNT_TX_DROPS);
+}
+
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb)
 {
@@ -720,10 +736,7 @@ int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		err = -EINVAL;
 	}
 out:
-	if (likely(!err))
-		sroce_count(dev, SROCE_CNT_SENT_PKTS);
-	else
-		sroce_count(dev, SROCE_CNT_TX_DROPS);
+	sroce_tx_count(dev, err);
 	return err;
 }
 
@@ -765,25 +778,6 @@ static bool sroce_txb_ok(const struct sroce_qp *qp, const struct sroce_av *av)
 	       !(qp->dev->ndev->features & NETIF_F_GSO_FRAGLIST);
 }
 
-/* Start a batch: its route, if it is a plain unicast one (not local). */
-static bool sroce_txb_open(struct sroce_qp *qp, struct sroce_txb *b,
-			   const struct sroce_av *av)
-{
-	struct rtable *rt;
-	__be32 saddr;
-
-	rt = sroce_route4(qp, av, &saddr);
-	if (IS_ERR(rt))
-		return false;
-	if (rt->rt_type != RTN_UNICAST) {
-		ip_rt_put(rt);
-		return false;
-	}
-	b->rt = rt;
-	b->saddr = saddr;
-	return true;
-}
-
 /* Chain @skb behind the head; the head's charge takes over @skb's. */
 static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb)
 {
@@ -817,6 +811,8 @@ int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
 		    const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct sroce_dev *dev = qp->dev;
+	struct rtable *rt;
+	__be32 saddr;
 	int err;
 
 	if (!sroce_txb_ok(qp, av))
@@ -828,10 +824,21 @@ int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
 			b->head->len + skb->len + sizeof(struct iphdr) +
 			sizeof(struct udphdr) > SROCE_TXB_MAX_BYTES))
 		sroce_net_flush(qp, b);
-	/* A local or unroutable destination goes (or fails) the plain way. */
-	if (!b->head && !sroce_txb_open(qp, b, av)) {
-		skb_trim(skb, skb->len - SROCE_ICRC_LEN);
-		return sroce_net_xmit(qp, av, skb);
+	if (!b->head) {
+		rt = sroce_route4(qp, av, &saddr);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			err = PTR_ERR(rt);
+			goto drop;
+		}
+		/* Local (loopback queue), broadcast, multicast: one by one. */
+		if (rt->rt_type != RTN_UNICAST) {
+			err = sroce_xmit4_via(qp, av, skb, rt, saddr);
+			sroce_tx_count(dev, err);
+			return err;
+		}
+		b->rt = rt;
+		b->saddr = saddr;
 	}
 	sroce_push_ip4(skb, qp, av, b->rt, b->saddr);
 	err = sroce_put_icrc(skb, 4);
@@ -869,8 +876,7 @@ void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b)
 		 * The first packet's UDP payload: __udp_gso_segment() splits
 		 * the list as it is only if gso_size says exactly that.
 		 */
-		sh->gso_size = skb_headlen(head) - skb_transport_offset(head) -
-			       sizeof(struct udphdr);
+		sh->gso_size = sroce_txb_head_len(b);
 		sh->gso_segs = n;
 	}
 	skb_dst_set(head, &b->rt->dst);
