@@ -127,21 +127,26 @@ def parse_ping(text):
 
 # ---- per-run CPU and wire accounting ------------------------------------
 
-def cpu_cost(meta):
-    """CPU seconds (total busy and kernel part) and wire bytes for one side."""
+def moved(meta, name):
+    """Per-field change of the meta sample NAME over the run (pre_NAME to
+    post_NAME, space-separated integers), or None if not recorded."""
     try:
-        pre = [int(x) for x in meta["pre_cpu"].split()]
-        post = [int(x) for x in meta["post_cpu"].split()]
-        npre = [int(x) for x in meta["pre_net"].split()]
-        npost = [int(x) for x in meta["post_net"].split()]
+        pre = [int(x) for x in meta["pre_" + name].split()]
+        post = [int(x) for x in meta["post_" + name].split()]
     except (KeyError, ValueError):
         return None
-    d = [b - a for a, b in zip(pre, post)]
+    return [b - a for a, b in zip(pre, post)]
+
+
+def cpu_cost(meta):
+    """CPU seconds (total busy and kernel part) and wire bytes for one side."""
+    d, n = moved(meta, "cpu"), moved(meta, "net")
+    if d is None or n is None:
+        return None
     # user nice system idle iowait irq softirq steal
     busy = d[0] + d[1] + d[2] + d[5] + d[6] + d[7]
     kern = d[2] + d[5] + d[6]
-    wire = max(npost[0] - npre[0], npost[1] - npre[1])
-    return {"busy_s": busy / USER_HZ, "kern_s": kern / USER_HZ, "wire": wire}
+    return {"busy_s": busy / USER_HZ, "kern_s": kern / USER_HZ, "wire": max(n[0], n[1])}
 
 
 def heavy_frame(metas):
@@ -149,15 +154,34 @@ def heavy_frame(metas):
     that sent the most bytes during the run: the data direction."""
     best = None
     for meta in metas:
-        try:
-            pre = [int(x) for x in meta["pre_net"].split()]
-            post = [int(x) for x in meta["post_net"].split()]
-        except (KeyError, ValueError):
-            continue
-        tx, txp = post[0] - pre[0], post[2] - pre[2]
-        if txp > 0 and (best is None or tx > best[0]):
-            best = (tx, txp)
+        n = moved(meta, "net")
+        if n and n[2] > 0 and (best is None or n[0] > best[0]):
+            best = (n[0], n[2])
     return best[0] / best[1] if best and best[0] > 1e6 else None
+
+
+# Counters that say a packet was lost, repeated or refused (data counters
+# such as sent_pkts are left out).
+TROUBLE_RE = re.compile(r"retr|rnr|dup|seq|timeout|err|drop|nak|out_of|"
+                        r"discard|rcv_errors|resend|lost", re.I)
+
+
+def hw_moved(meta):
+    """The device's hw_counters that moved during the run and say trouble."""
+    try:
+        pre = dict(t.split("=", 1) for t in meta["pre_hw"].split())
+        post = dict(t.split("=", 1) for t in meta["post_hw"].split())
+    except (KeyError, ValueError):
+        return None
+    out = {}
+    for k, v in post.items():
+        try:
+            d = int(v) - int(pre.get(k, v))
+        except ValueError:
+            continue
+        if d and TROUBLE_RE.search(k):
+            out[k] = d
+    return out
 
 
 def per_gb(c):
@@ -171,7 +195,8 @@ def per_gb(c):
 
 def collect(run):
     data = {"runs": {}, "na": {}, "aborted": {}, "counters": {}, "scale": {},
-            "boots": {}, "failed": []}
+            "boots": {}, "failed": [], "trouble": {},
+            "hw_runs": 0}
     for name in sorted(os.listdir(run)):
         bdir = os.path.join(run, name)
         if not (name.startswith("m") and os.path.isdir(bdir)):
@@ -225,6 +250,14 @@ def collect(run):
                     sides[vm] = {"meta": meta,
                                  "out": read(os.path.join(raw, f"{rid}.vm{vm}.out"))}
             ok = all(s["meta"].get("rc") == "0" for s in sides.values()) and sides
+            # Failed runs count too: a retry storm is often why a run failed.
+            tkey = (m or sm).group("dev"), int((m or sm).group("mtu")), \
+                re.sub(r"_r\d+$", "", rid.split("_", 2)[2])
+            for vm, s in sides.items():
+                data["hw_runs"] += "pre_hw" in s["meta"]
+                for k, d in (hw_moved(s["meta"]) or {}).items():
+                    tot = data["trouble"].setdefault(tkey, {})
+                    tot[f"vm{vm} {k}"] = tot.get(f"vm{vm} {k}", 0) + d
             if sm:
                 q = int(sm.group("q"))
                 rec = {"ok": bool(ok), "bw": None, "mem": {}}
@@ -590,12 +623,10 @@ class Report:
                "counters excluded. TCP: iperf3's sender retransmits.")
         self.w()
         rows = []
-        interesting = re.compile(r"retr|rnr|dup|seq|timeout|err|drop|nak|out_of|"
-                                 r"discard|rcv_errors|resend|lost", re.I)
         for (dev, mtu, vm), delta in sorted(self.d["counters"].items()):
-            moved = [f"{k.split('/')[-1]}={v}" for k, v in delta.items()
-                     if v and interesting.search(k.split("/")[-1])]
-            rows.append((mtu, dev, f"vm{vm}", ", ".join(moved) if moved else "none moved"))
+            names = [f"{k.split('/')[-1]}={v}" for k, v in delta.items()
+                     if v and TROUBLE_RE.search(k.split("/")[-1])]
+            rows.append((mtu, dev, f"vm{vm}", ", ".join(names) if names else "none moved"))
         for mtu in self.mtus:
             tr = [r.get("retrans") for (dev, m, t, s, q), rs in self.d["runs"].items()
                   if dev == "tcp" and m == mtu for r in rs if r.get("retrans") is not None]
@@ -605,6 +636,23 @@ class Report:
             self.table(("MTU", "device", "VM", "counters that moved"), rows)
         else:
             self.w("No counter data.")
+            self.w()
+        self.trouble()
+
+    def trouble(self):
+        """Which runs the section totals above come from."""
+        rows = [(mtu, dev, test, ", ".join(f"{k}={v}" for k, v in sorted(tot.items())))
+                for (dev, mtu, test), tot in sorted(self.d["trouble"].items())]
+        self.w("### The same counters per test")
+        self.w()
+        self.w("Summed over the repetitions (failed runs included), read just before "
+               "and after each tool run; tests where none moved are not listed.")
+        self.w()
+        if rows:
+            self.table(("MTU", "device", "test", "counters that moved"), rows)
+        else:
+            self.w("None moved in any run." if self.d["hw_runs"] else
+                   "No per-run counter data (runs older than 2026-12-03).")
             self.w()
 
     def scale(self):

@@ -8,7 +8,8 @@
 # the host in scripts/bench_report.py. Per run ID, in $RAW:
 #   ID.vmN.out    the tool's stdout+stderr
 #   ID.vmN.meta   key=value: cmd, rc, /proc/stat and eth0 counters before
-#                 and after the tool, uptime before/after
+#                 and after the tool, uptime before/after, and in device
+#                 sections the device's hw_counters before/after
 # Per device section: DEV.vmN.counters.{pre,post} (hw_counters dumps),
 # DEV.na (why the device could not be measured), DEV.vmN.mem.* (scale).
 # vm1 is always the server, vm2 the client.
@@ -73,6 +74,18 @@ snap() {
 		"$p" "$tx" "$rx" "$txp" "$rxp"
 }
 
+# hw_snap PREFIX: the RDMA device's hw_counters (RDEV, set for the length
+# of a device section), so each run's retransmissions can be told apart.
+hw_snap() {
+	local f v out=
+	[[ -n ${RDEV:-} ]] || return 0
+	for f in /sys/class/infiniband/"$RDEV"/ports/1/hw_counters/*; do
+		read -r v 2> /dev/null < "$f" || continue
+		out+=" ${f##*/}=$v"
+	done
+	printf '%s_hw=%s\n' "$1" "${out# }"
+}
+
 # Output lines that say the server was not there yet (worth a retry).
 CONNECT_ERR='Couldn.t connect|Unable to connect|Connection refused|unable to connect'
 
@@ -87,6 +100,7 @@ one_side() {
 		echo "role=$role"
 		echo "cmd=$*"
 		snap pre
+		hw_snap pre
 	} > "$meta"
 	for try in 1 2 3 4 5; do
 		# Line-buffered, so progress shows in the file while the tool
@@ -102,6 +116,7 @@ one_side() {
 	done
 	{
 		snap post
+		hw_snap post
 		echo "rc=$rc"
 		echo "tries=$try"
 	} >> "$meta"
@@ -279,12 +294,14 @@ section_start() {
 	# GID is used by the callers.
 	# shellcheck disable=SC2034
 	GID=$(roce_gid_index "$dev")
+	RDEV=$dev
 	dump_counters "$dev" "$RAW/$kind.vm$VM_ID.counters.pre"
 	vm_barrier "start.$kind" 300
 }
 
 section_end() { # KIND DEV
 	dump_counters "$2" "$RAW/$1.vm$VM_ID.counters.post"
+	RDEV=
 	vm_barrier "stop.$1" 600
 	dev_down "$1" "$2" | tee -a "$RAW/$1.vm$VM_ID.down"
 	: > "$RAW/$1.vm$VM_ID.done"
