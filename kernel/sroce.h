@@ -69,6 +69,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_DROPS,
 	SROCE_CNT_TX_WAITS,
 	SROCE_CNT_TX_BATCHES,
+	SROCE_CNT_DOORBELLS,
 	SROCE_NUM_COUNTERS
 };
 
@@ -451,6 +452,8 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
  * in error and puts the QP in error (returns NULL).
  */
 struct sroce_swqe *sroce_sq_fetch(struct sroce_qp *qp);
+/* Has the poster published WQEs sroce_sq_fetch() has not taken yet? */
+bool sroce_sq_unfetched(const struct sroce_qp *qp);
 /* Retire the oldest fetched send WQE: free its slot for the producer. */
 void sroce_sq_retire(struct sroce_qp *qp);
 /*

@@ -446,10 +446,15 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	}
 
 	sroce_comp_complete(qp);
-	/* Wake the requester if the window or a READ/atomic slot opened. */
+	/*
+	 * Wake the requester if the window or a READ/atomic slot opened, or
+	 * for WQEs posted without a doorbell (sroce_req_doorbell()).
+	 */
 	if (!req->err && (old_psn != qp->comp.psn || req->rd_out < rd_out) &&
-	    (req->blocked || req->cur < req->nfetched))
+	    (req->blocked || req->cur < req->nfetched ||
+	     (req->no_db && sroce_sq_unfetched(qp))))
 		sroce_req_schedule(qp);
+	sroce_req_doorbell(qp);
 unlock:
 	fatal = req->err && !req->err_raised;
 	spin_unlock_bh(&req->lock);

@@ -50,6 +50,9 @@ static void engine_reset(struct sroce_qp *qp)
 	req->blocked = false;
 	req->err = false;
 	req->err_raised = false;
+	req->no_db = false;
+	if (qp->sq.ctl)
+		WRITE_ONCE(qp->sq.ctl->flags, 0);
 	qp->comp.rd_rerequest_valid = false;
 }
 

@@ -79,6 +79,7 @@ struct sroce_req {
 	bool tx_woken;			/* ... and it is our turn (sroce_net.c) */
 	bool err;			/* a send-side error: QP must go to ERR */
 	bool err_raised;		/* ... and sroce_qp_error() was called */
+	bool no_db;			/* SROCE_RING_F_NO_DOORBELL is set */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
 	struct sroce_txb txb;		/* flushed before @lock is dropped */
 	/*
@@ -238,6 +239,11 @@ void sroce_engine_exit(void);
  */
 void sroce_req_schedule(struct sroce_qp *qp);
 void sroce_req_work(struct work_struct *work);
+/*
+ * locked: set or clear SROCE_RING_F_NO_DOORBELL on a user QP's SQ after
+ * anything that changes whether an ACK is awaited.
+ */
+void sroce_req_doorbell(struct sroce_qp *qp);
 /* locked: resend everything from @psn on (go-back-N). */
 void sroce_req_rewind(struct sroce_qp *qp, u32 psn);
 /* locked: (re)arm the local ACK timer if anything is unacknowledged. */

@@ -59,7 +59,14 @@ static bool sroce_qp_set_err(struct sroce_qp *qp)
 	qp->attr.cur_qp_state = IB_QPS_ERR;
 	sroce_queue_set_state(&qp->sq, SROCE_RING_ERROR);
 	sroce_queue_set_state(&qp->rq, SROCE_RING_ERROR);
+	if (qp->sq.ctl)
+		WRITE_ONCE(qp->sq.ctl->flags, 0);
 	spin_unlock_irqrestore(&qp->state_spin, flags);
+	/*
+	 * A post that still saw the ring OK and the doorbell not needed
+	 * published its WQE before: the flush that follows must see it.
+	 */
+	smp_mb();
 	return changed;
 }
 

@@ -275,6 +275,12 @@ static enum ib_wc_status sroce_swqe_check(struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+bool sroce_sq_unfetched(const struct sroce_qp *qp)
+{
+	/* A hint only: sroce_sq_fetch() validates whatever prod says. */
+	return READ_ONCE(qp->sq.ctl->prod) != READ_ONCE(qp->sq.kfetch);
+}
+
 struct sroce_swqe *sroce_sq_fetch(struct sroce_qp *qp)
 {
 	struct sroce_queue *q = &qp->sq;
@@ -504,6 +510,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
+		sroce_count(qp->dev, SROCE_CNT_DOORBELLS);
 		if (state == IB_QPS_ERR)
 			sroce_qp_flush(qp);
 		else

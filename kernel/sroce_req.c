@@ -460,6 +460,44 @@ static bool req_process(struct sroce_qp *qp, int budget)
 	return false;
 }
 
+/*
+ * Doorbell suppression (uapi SROCE_RING_F_NO_DOORBELL).  A user post costs
+ * a system call only to run the requester; while an RC QP awaits an ACK
+ * the completer runs anyway when it comes, and fetches what was posted
+ * meanwhile (sroce_comp_rcv()), so the doorbell is not needed then.
+ * Every post then also waits for the next ACK and goes out in a batch
+ * with the others.  Nothing relies on the shared flag: @no_db is ours.
+ */
+static bool req_awaits_ack(const struct sroce_qp *qp)
+{
+	const struct sroce_req *req = &qp->req;
+
+	return qp->is_user && qp->sq.ctl && req_is_rc(qp) &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS && !req->err &&
+	       !req->stopped && sroce_psn_diff(req->psn, qp->comp.psn) > 0;
+}
+
+void sroce_req_doorbell(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool no_db = req_awaits_ack(qp);
+
+	if (no_db == req->no_db)
+		return;
+	req->no_db = no_db;
+	WRITE_ONCE(qp->sq.ctl->flags, no_db ? SROCE_RING_F_NO_DOORBELL : 0);
+	if (no_db)
+		return;
+	/*
+	 * A post that saw the bit still set rang no doorbell: look for it.
+	 * Pairs with the provider's fence between publishing prod and
+	 * reading the flags.
+	 */
+	smp_mb();
+	if (sroce_sq_unfetched(qp))
+		sroce_req_schedule(qp);
+}
+
 void sroce_req_raise_error(struct sroce_qp *qp)
 {
 	bool raise;
@@ -489,6 +527,7 @@ static void req_run(struct sroce_qp *qp)
 	sroce_net_flush(qp, &req->txb);
 	/* UD/UC WQEs are done once sent; so are failed local ones. */
 	sroce_comp_complete(qp);
+	sroce_req_doorbell(qp);
 	if (more)
 		sroce_req_schedule(qp);
 	fatal = req->err && !req->err_raised;

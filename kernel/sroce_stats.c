@@ -30,6 +30,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_TX_DROPS].name = "tx_drops",
 	[SROCE_CNT_TX_WAITS].name = "tx_budget_waits",
 	[SROCE_CNT_TX_BATCHES].name = "tx_batches",
+	[SROCE_CNT_DOORBELLS].name = "sq_doorbells",
 };
 
 /* A counter added to the enum without a name would show up blank. */

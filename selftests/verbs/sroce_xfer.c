@@ -67,12 +67,22 @@
 #define SCRATCH_BASE	1024
 #define ATOMIC_ITERS	3
 
+/*
+ * OP_BURST: an RDMA WRITE cut into small WRs posted back to back, each
+ * signaled, BURST_DEPTH in flight: posts that find earlier ones still
+ * unacknowledged (sroce then skips their doorbell and sends them in a
+ * batch), completions checked one by one, in order.
+ */
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
-	  OP_FAA, NUM_OPS };
+	  OP_FAA, OP_BURST, NUM_OPS };
 
 static const char *const op_names[NUM_OPS] = {
-	"send", "send_imm", "write", "write_imm", "read", "cas", "faa",
+	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "burst",
 };
+#define SQ_DEPTH	64
+#define BURST_DEPTH	(SQ_DEPTH - 8)
+#define BURST_PIECE_MIN	64
+#define BURST_MAX_WRS	512
 
 /* The ops each QP type can carry (IBA 9.7 / 9.8 / 9.9). */
 static const unsigned int type_ops[] = {
@@ -145,8 +155,8 @@ static void usage(const char *prog)
 		"          [-o OPS] [-m PATH_MTU] [SERVER_IP]\n"
 		"  SIZES  comma list of byte counts (default " DEFAULT_SIZES ";\n"
 		"         UD caps them at the path MTU)\n"
-		"  OPS    comma list of send,send_imm,write,write_imm,read,cas,faa\n"
-		"         (default: all the QP type supports)\n"
+		"  OPS    comma list of send,send_imm,write,write_imm,read,cas,faa,\n"
+		"         burst (default: all the QP type supports but burst)\n"
 		"  PATH_MTU  256, 512, 1024, 2048 or 4096 (default: the port's active MTU)\n",
 		prog);
 }
@@ -475,7 +485,7 @@ static int setup_verbs(const char *devname)
 		note("alloc pd / comp channel: %s", strerror(errno));
 		return -1;
 	}
-	scq = ibv_create_cq(ctx, 32, NULL, chan, 0);
+	scq = ibv_create_cq(ctx, 2 * SQ_DEPTH, NULL, chan, 0);
 	rcq = ibv_create_cq(ctx, 32, NULL, chan, 0);
 	if (!scq || !rcq) {
 		note("create cq: %s", strerror(errno));
@@ -484,7 +494,7 @@ static int setup_verbs(const char *devname)
 	{
 		struct ibv_qp_init_attr ia = {
 			.send_cq = scq, .recv_cq = rcq, .qp_type = qpt,
-			.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 8,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 		};
 
@@ -960,6 +970,35 @@ static uint64_t atomic_value(const struct step *s, int which)
 }
 
 /* The requester's half of step @idx; sets *fatal if the QP broke. */
+/* OP_BURST's WRs: piece k has wr_id id + (k + 1) << 40, checked in order. */
+static int write_burst(uint64_t id, uint64_t laddr, uint32_t len,
+		       uint64_t raddr)
+{
+	uint32_t piece = BURST_PIECE_MIN, n, posted = 0, done = 0;
+	struct ibv_wc wc;
+
+	while (len / piece > BURST_MAX_WRS)
+		piece *= 2;
+	n = len ? (len + piece - 1) / piece : 0;
+	while (done < n) {
+		while (posted < n && posted - done < BURST_DEPTH) {
+			uint32_t o = posted * piece;
+
+			if (post_send1(id + ((uint64_t)(posted + 1) << 40),
+				       IBV_WR_RDMA_WRITE, laddr + o,
+				       len - o < piece ? len - o : piece,
+				       raddr + o, 0))
+				return -1;
+			posted++;
+		}
+		if (expect_wc(scq, id + ((uint64_t)(done + 1) << 40),
+			      IBV_WC_RDMA_WRITE, &wc, "burst write completion"))
+			return -1;
+		done++;
+	}
+	return 0;
+}
+
 static int requester(const struct step *s, int idx, int *fatal, long *ms)
 {
 	uint32_t off = step_off(idx), aoff = ATOMIC_BASE + 8 * (idx % 8);
@@ -976,6 +1015,7 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 	case OP_SEND_IMM:
 	case OP_WRITE:
 	case OP_WRITE_IMM:
+	case OP_BURST:
 		pattern_fill(buf + off, s->len, s->seed);
 		break;
 	case OP_READ:
@@ -1002,6 +1042,12 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		if (post_send1(id, IBV_WR_RDMA_WRITE, laddr, s->len, raddr, 0) ||
 		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id, IBV_WC_RDMA_WRITE, &wc, "write completion") ||
+		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
+			return 0;
+		break;
+	case OP_BURST:
+		if (write_burst(id, laddr, s->len, raddr) ||
+		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
 			return 0;
 		break;
@@ -1086,6 +1132,7 @@ static int responder_prep(const struct step *s, int idx, int post)
 					 grh + s->len + GUARD) : 0;
 	case OP_WRITE:
 	case OP_WRITE_IMM:
+	case OP_BURST:
 		memset(buf + DATA_BASE, GUARD_BYTE, off - DATA_BASE + s->len + GUARD);
 		memset(buf + SCRATCH_BASE, GUARD_BYTE, 64);
 		return post ? post_recv1(id, (uintptr_t)buf + SCRATCH_BASE, 64) : 0;
@@ -1126,9 +1173,10 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 	case OP_SEND_IMM:
 	case OP_WRITE:
 	case OP_WRITE_IMM:
+	case OP_BURST:
 		opc = s->op == OP_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 		/* WRITE_IMM reports the length written; the marker is empty */
-		want_len = s->op == OP_WRITE ? 0 : s->len + grh;
+		want_len = s->op == OP_WRITE || s->op == OP_BURST ? 0 : s->len + grh;
 		r = expect_wc_ms(rcq, id, opc, &wc, "receive completion",
 				 qpt == IBV_QPT_RC ? WAIT_MS : LOSS_WAIT_MS);
 		if (r == -2 && qpt != IBV_QPT_RC) {
@@ -1173,7 +1221,7 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 			}
 			ok &= grh_ok(buf + off);
 		}
-		if (s->op == OP_WRITE || s->op == OP_WRITE_IMM)
+		if (s->op == OP_WRITE || s->op == OP_WRITE_IMM || s->op == OP_BURST)
 			ok &= guard_check(buf + SCRATCH_BASE, 64) < 0;
 		/* in UD the GRH lies between the front guard and the data */
 		if (grh && guard_check(buf + DATA_BASE, off - DATA_BASE) >= 0) {
@@ -1367,7 +1415,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	plan_ops = ops ? parse_ops(ops) : (int)type_ops[qpt];
+	plan_ops = ops ? parse_ops(ops) : (int)(type_ops[qpt] & ~(1u << OP_BURST));
 	if (plan_ops < 0 || check_plan()) {
 		fprintf(stderr, "%s: ops %s: unknown, or not for %s QPs\n",
 			argv[0], ops, type_name);

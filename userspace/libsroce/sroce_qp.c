@@ -278,6 +278,22 @@ static int sroce_ring_doorbell(struct sroce_qp *qp)
 	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
+/*
+ * After publishing prod: may the doorbell be skipped?  Only while the
+ * kernel says it will look at the SQ on its own (uapi
+ * SROCE_RING_F_NO_DOORBELL); the full fence orders our prod store before
+ * these loads, as the kernel orders its clearing before rereading prod.
+ */
+static bool sroce_doorbell_needed(struct sroce_qp *qp)
+{
+	struct sroce_ring_ctl *ctl = qp->sq.ctl;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !(__atomic_load_n(&ctl->flags, __ATOMIC_RELAXED) &
+		 SROCE_RING_F_NO_DOORBELL) ||
+	       __atomic_load_n(&ctl->state, __ATOMIC_RELAXED) != SROCE_RING_OK;
+}
+
 static int sroce_post_send_common(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				  struct ibv_send_wr **bad_wr, bool type1_bind)
 {
@@ -312,7 +328,7 @@ static int sroce_post_send_common(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	if (ret)
 		*bad_wr = wr;
-	if (posted) {
+	if (posted && sroce_doorbell_needed(qp)) {
 		db = sroce_ring_doorbell(qp);
 		/*
 		 * The WQEs are already visible to the kernel and will run at
@@ -720,7 +736,7 @@ static int sroce_wr_complete(struct ibv_qp_ex *ibqp)
 		sroce_store_release(&qp->sq.ctl->prod, qp->sq.idx);
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
-	if (n)
+	if (n && sroce_doorbell_needed(qp))
 		ret = sroce_ring_doorbell(qp);
 	return ret;
 }

@@ -32,8 +32,8 @@
 /*
  * Shared control block at offset 0 of every ring mapping.  'prod' and
  * 'cons' sit on their own cache lines so producer and consumer never
- * false-share.  'state' is written only by the kernel and lets the
- * provider notice an errored QP without a system call.
+ * false-share.  'state' and 'flags' are written only by the kernel;
+ * 'state' lets the provider notice an errored QP without a system call.
  */
 struct sroce_ring_ctl {
 	__u32 prod;
@@ -41,9 +41,22 @@ struct sroce_ring_ctl {
 	__u32 cons;
 	__u8 rsvd1[SROCE_CACHELINE - 4];
 	__u32 state;		/* enum sroce_ring_state, kernel-written */
-	__u32 rsvd2;
+	__u32 flags;		/* SROCE_RING_F_*, kernel-written */
 	__u8 rsvd3[SROCE_CACHELINE - 8];
 };
+
+/*
+ * SQ only.  Set while the kernel is sure to look at the SQ again without
+ * being asked (an RC QP with packets awaiting their ACK: the completer
+ * fetches new WQEs when it arrives), so a post may skip the doorbell.
+ * The provider publishes 'prod', then issues a full fence, then reads
+ * 'flags' and 'state'; the kernel clears the bit, issues a full fence and
+ * then rereads 'prod'.  So either the provider sees the bit clear and
+ * rings, or the kernel sees the WQE.  A provider must ring whenever the
+ * bit is clear or 'state' is not SROCE_RING_OK; kernels that predate the
+ * bit never set it.
+ */
+#define SROCE_RING_F_NO_DOORBELL	(1U << 0)
 
 enum sroce_ring_state {
 	SROCE_RING_OK		= 0,

@@ -445,6 +445,41 @@ static struct ibv_qp *mk_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	return qp;
 }
 
+
+/*
+ * While the kernel sets SROCE_RING_F_NO_DOORBELL a post only publishes
+ * its WQE; with the bit clear, or the ring in error, it rings.
+ */
+static void post_send_no_doorbell(struct ibv_qp *qp, struct fk_qp *kq,
+				  struct ibv_cq *cq, struct ibv_sge *sg)
+{
+	struct sroce_ring_ctl *ctl = kq->sq.map;
+	struct ibv_send_wr wr = {
+		.wr_id = 0x2222, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED, .sg_list = sg, .num_sge = 1,
+	};
+	struct ibv_send_wr *bad = NULL;
+	uint32_t db0 = fk.doorbells, prod0 = ctl->prod;
+	struct ibv_wc wc[4];
+	int ret;
+
+	fk.sq_paused = true;
+	ctl->flags = SROCE_RING_F_NO_DOORBELL;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && fk.doorbells == db0 && ctl->prod == prod0 + 1,
+	      "NO_DOORBELL set: the WQE is published, no system call");
+	ctl->state = SROCE_RING_ERROR;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && fk.doorbells == db0 + 1 && ctl->prod == prod0 + 2,
+	      "NO_DOORBELL set but the ring in error: the doorbell rings");
+	ctl->state = SROCE_RING_OK;
+	ctl->flags = 0;
+	fk.sq_paused = false;
+	ret = ibv_post_send(qp, &wr, &bad);
+	check(ret == 0 && fk.doorbells == db0 + 2 && ctl->prod == prod0 + 3 &&
+	      ibv_poll_cq(cq, 4, wc) == 3 && wc[2].wr_id == 0x2222,
+	      "bit clear: the doorbell rings and all three WQEs complete");
+}
 static void test_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 		    struct ibv_mr *mr, char *buf)
 {
@@ -552,6 +587,7 @@ static void test_qp(struct ibv_context *ctx, struct ibv_pd *pd,
 	     log_wqe(nw0 + 2)->wr.atomic.remote_addr == 0xa000;
 	check(ok, "3-WR chain (write_imm, read, cas): one doorbell, 3 WQEs exact");
 	ibv_poll_cq(cq, 16, wc);
+	post_send_no_doorbell(qp, kq, cq, sg);
 
 	/* inline over two SGEs */
 	memset(wr, 0, sizeof(wr));
