@@ -82,6 +82,10 @@ struct sroce_req {
 	bool no_db;			/* SROCE_RING_F_NO_DOORBELL is set */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
 	struct sroce_txb txb;		/* flushed before @lock is dropped */
+	/* RC: the newest packet, sent when the next is built or run ends */
+	struct sk_buff *held;
+	u32 held_psn;
+	bool held_ackreq;
 	/*
 	 * @sched_lock (irq-safe, nests inside @lock) guards @stopped, so
 	 * work can be queued from any context without @lock and none is

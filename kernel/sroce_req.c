@@ -242,6 +242,32 @@ static u8 req_data_opcode(const struct sroce_qp *qp, u32 wr, bool first,
 }
 
 /*
+ * RC packets go out one behind: whether a packet ends the run, and so
+ * must ask for an ACK (AckReq), is known only when the next one is built
+ * or the run ends (@last_of_run).  A stream of small messages then draws
+ * one ACK per run (and per 32 PSNs), not one per message.  IBA leaves it
+ * to the requester where to ask, as long as every packet is eventually
+ * covered by an ACK it asked for; RoCE NICs ask far less often still
+ * (mlx5's log_ack_req_freq, which UCX sets to every 256 packets).
+ */
+static void req_release(struct sroce_qp *qp, bool last_of_run)
+{
+	struct sroce_req *req = &qp->req;
+	struct sk_buff *skb = req->held;
+
+	if (!skb)
+		return;
+	req->held = NULL;
+	if (last_of_run && !req->held_ackreq) {
+		/* The BTH leads the packet until sroce_net.c adds UDP/IP. */
+		sroce_bth_set_psn((struct sroce_bth *)skb->data,
+				  req->held_psn, true);
+		req->ackreq_psn = req->held_psn;
+	}
+	sroce_net_queue(qp, &req->txb, &qp->av, skb);
+}
+
+/*
  * Build and send the next packet of @swqe.  Returns 0 when a packet was
  * handed to the network, -ENOMEM when no skb could be had (nothing
  * changed; try again later), or -EFAULT when the WQE failed.
@@ -325,9 +351,9 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		break;
 	}
 
+	/* The end of a message asks for an ACK only if it ends the run. */
 	if (req_is_rc(qp))
-		h.ackreq = last ||
-			   sroce_psn_diff(h.psn, req->ackreq_psn) >=
+		h.ackreq = sroce_psn_diff(h.psn, req->ackreq_psn) >=
 			   SROCE_ACKREQ_EVERY ||
 			   sroce_psn_diff(sroce_psn_next(h.psn), qp->comp.psn) >=
 			   SROCE_REQ_WINDOW;
@@ -376,12 +402,17 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	/* A lost RC packet is recovered by the ACK timer like any loss. */
-	if (req_is_ud(qp))
+	if (req_is_ud(qp)) {
 		sroce_net_xmit(qp, av, skb);
-	else
-		sroce_net_queue(qp, &req->txb, av, skb);
-	if (req_is_rc(qp))
+	} else if (req_is_rc(qp)) {
+		req_release(qp, false);
+		req->held = skb;
+		req->held_psn = h.psn;
+		req->held_ackreq = h.ackreq;
 		sroce_comp_arm_retry(qp, false);
+	} else {
+		sroce_net_queue(qp, &req->txb, av, skb);
+	}
 	return 0;
 }
 
@@ -524,6 +555,7 @@ static void req_run(struct sroce_qp *qp)
 		return;
 	}
 	more = req_process(qp, SROCE_REQ_BUDGET);
+	req_release(qp, true);
 	sroce_net_flush(qp, &req->txb);
 	/* UD/UC WQEs are done once sent; so are failed local ones. */
 	sroce_comp_complete(qp);

@@ -29,7 +29,8 @@ Per flow (source IP, destination IP, destination QPN): one UDP source port;
 FIRST/MIDDLE sizes equal and an IB MTU; request PSNs consecutive (READs
 take one PSN per response packet), retransmissions byte-identical to the
 original; SEND/WRITE message structure and WRITE length = RETH length;
-AckReq on the last packet of each RC message; responses only for PSNs
+every RC message followed (in its last packet or a later request) by a
+request that asks for an answer (AckReq, READ, atomic); responses only for PSNs
 already requested; READ responses complete, in order, of the asked length;
 ACK PSNs advancing; MSN = messages completed. UD: PSNs per source QP.
 Also: every AckReq answered by a positive acknowledgement by the end of the
@@ -668,6 +669,11 @@ class Checker:
         # by its responses) and the newest positively acknowledged one.
         need_ack = None
         acked = None
+        # The first SEND/WRITE end since the last request that asks for an
+        # answer: a requester may leave AckReq off a message's last packet
+        # (RoCE NICs ask only every so many packets), but some later
+        # request of the flow must ask, or nothing acknowledges it.
+        unasked = None
 
         def npkts_read(dlen):
             if dlen == 0:
@@ -732,6 +738,10 @@ class Checker:
                 req_msg[p.psn] = op.msg
                 if t == 'RC' and p.ackreq:
                     need_ack = anchor[0] + n - 1
+                # Answered at once (AckReq, or a READ/atomic, whose responses
+                # acknowledge everything before): covers the messages before.
+                if t == 'RC' and (p.ackreq or op.msg in ('read', 'atomic')):
+                    unasked = None
                 elif t != 'RC' and p.ackreq:
                     self.warn(p.no, 'ackreq', '%s: AckReq set on %s; only RC requests '
                               'are acknowledged' % (label, p.describe()))
@@ -759,13 +769,9 @@ class Checker:
                         self.error(p.no, 'write-length', '%s: WRITE carried %d bytes, '
                                    'RETH DMA length says %d' % (label, msg_bytes, msg_dlen))
                     in_msg = None
-                    if t == 'RC' and not p.ackreq:
-                        if op.msg in ('send', 'write'):
-                            self.error(p.no, 'ackreq', '%s: %s ends a message without '
-                                       'AckReq' % (label, p.describe()))
-                        else:
-                            self.warn(p.no, 'ackreq', '%s: %s without AckReq' %
-                                      (label, p.describe()))
+                    if t == 'RC' and not p.ackreq and op.msg in ('send', 'write') \
+                            and unasked is None:
+                        unasked = p
                     fl['messages'] += 1
                     # A read counts as done from its first response on: its
                     # responses all carry the MSN that includes it.
@@ -885,6 +891,10 @@ class Checker:
         if read_cur is not None:
             self.error(None, 'read-response', '%s: capture ends inside a read response'
                        % label)
+        if unasked is not None:
+            self.error(unasked.no, 'ackreq', '%s: %s ends a message without AckReq, '
+                       'and no later request asks for an acknowledgement' %
+                       (label, unasked.describe()))
         if t == 'RC' and rpk and need_ack is not None and \
                 (acked is None or acked < need_ack):
             # Responders may coalesce ACKs, but each AckReq must be answered

@@ -276,13 +276,24 @@ def negative_tests():
                 'retransmission with different payload: retransmit-mismatch',
                 '--allow-retransmit')
 
-    # AckReq cleared on the last packet of a message.
+    # AckReq cleared on a message's last packet: legal while a later
+    # request asks for an ACK, a violation on the flow's last message.
     h, r = load(send)
-    last = next(i for i, rec in enumerate(r) if opcode(rec[2]) == 0x02)
+    ends = [i for i, rec in enumerate(r) if opcode(rec[2]) == 0x02]
+    first = ends[0]
+    r[first][2][bth_field(r[first][2], 8)] &= 0x7f
+    fix_icrc(r[first][2])
+    rc, res, _ = check(save('noackreq1.pcap', h, r), '--strict')
+    ok(len(ends) > 1 and rc == 0,
+       'AckReq cleared on the first SEND_LAST, later ones ask: no violation',
+       'exit %d, %s' % (rc, res and res['violations_by_category']))
+    h, r = load(send)
+    last = ends[-1]
     r[last][2][bth_field(r[last][2], 8)] &= 0x7f
     fix_icrc(r[last][2])
     expect_only(save('noackreq.pcap', h, r), ['ackreq'],
-                'AckReq cleared on SEND_LAST: ackreq violation')
+                'AckReq cleared on the flow\'s last SEND_LAST: ackreq violation')
+    last = ends[0]
 
     # Wrong P_Key and nonzero TVer, ICRC kept valid.
     h, r = load(send)
