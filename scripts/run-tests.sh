@@ -112,6 +112,12 @@ weight() { # NAME
 	((${vms:-1} >= 2)) && echo "$JOBS" || echo 1
 }
 
+# Results of an earlier run must not be taken for this one's: report()
+# looks at tests that have not started yet.
+for n in "${tests[@]}"; do
+	rm -rf "${RESULTS:?}/$n"
+done
+
 pass=0 fail=0 shown=0 used=0
 declare -A pid_weight=()
 echo "TAP version 13"
@@ -157,7 +163,6 @@ for n in "${tests[@]}"; do
 		reap
 		report
 	done
-	rm -rf "${RESULTS:?}/$n"
 	mkdir -p "$RESULTS/$n"
 	run_one "$n" &
 	pid_weight[$!]=$w
