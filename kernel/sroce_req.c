@@ -470,8 +470,8 @@ static bool req_process(struct sroce_qp *qp, int budget)
 			/*
 			 * Woken by sroce_net.c.  Until then an ACK timeout
 			 * only makes us look again: the wait is ours, not a
-			 * loss, and the unsent tail of a message may be what
-			 * asks for the ACK.
+			 * loss, and the unsent tail of a message is still to
+			 * ask for the ACK that completes it.
 			 */
 			req->blocked = true;
 			req->tx_budget = true;

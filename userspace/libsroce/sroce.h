@@ -119,6 +119,8 @@ struct sroce_qp {
 	uint32_t wr_start_idx;
 	struct sroce_send_wqe *wr_cur;
 	int wr_err;
+	/* doorbells skipped since the last one rung (sroce_doorbell_needed) */
+	uint32_t db_skipped;
 };
 
 /* struct ibv_context is the last member of struct verbs_context. */

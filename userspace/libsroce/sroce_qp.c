@@ -283,15 +283,23 @@ static int sroce_ring_doorbell(struct sroce_qp *qp)
  * kernel says it will look at the SQ on its own (uapi
  * SROCE_RING_F_NO_DOORBELL); the full fence orders our prod store before
  * these loads, as the kernel orders its clearing before rereading prod.
+ * Even then every SROCE_DB_EVERY-th post rings: should the ACK the kernel
+ * waits for be lost, the packets this sends draw a new one within a round
+ * trip instead of the QP idling until its ACK timeout.
  */
+#define SROCE_DB_EVERY	16
+
 static bool sroce_doorbell_needed(struct sroce_qp *qp)
 {
 	struct sroce_ring_ctl *ctl = qp->sq.ctl;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return !(__atomic_load_n(&ctl->flags, __ATOMIC_RELAXED) &
-		 SROCE_RING_F_NO_DOORBELL) ||
-	       __atomic_load_n(&ctl->state, __ATOMIC_RELAXED) != SROCE_RING_OK;
+	if (!(__atomic_load_n(&ctl->flags, __ATOMIC_RELAXED) &
+	      SROCE_RING_F_NO_DOORBELL) ||
+	    __atomic_load_n(&ctl->state, __ATOMIC_RELAXED) != SROCE_RING_OK)
+		return true;
+	return __atomic_add_fetch(&qp->db_skipped, 1, __ATOMIC_RELAXED) %
+	       SROCE_DB_EVERY == 0;
 }
 
 static int sroce_post_send_common(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

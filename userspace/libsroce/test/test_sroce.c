@@ -461,13 +461,28 @@ static void post_send_no_doorbell(struct ibv_qp *qp, struct fk_qp *kq,
 	struct ibv_send_wr *bad = NULL;
 	uint32_t db0 = fk.doorbells, prod0 = ctl->prod;
 	struct ibv_wc wc[4];
-	int ret;
+	int ret, i, rang_at;
 
 	fk.sq_paused = true;
 	ctl->flags = SROCE_RING_F_NO_DOORBELL;
 	ret = ibv_post_send(qp, &wr, &bad);
 	check(ret == 0 && fk.doorbells == db0 && ctl->prod == prod0 + 1,
 	      "NO_DOORBELL set: the WQE is published, no system call");
+	/* 15 more, unsignaled, drained as the kernel would: the 16th rings */
+	wr.send_flags = 0;
+	for (i = 0, rang_at = 0; i < 15; i++) {
+		fk_drain_sq(qp->handle);
+		ret |= ibv_post_send(qp, &wr, &bad);
+		if (fk.doorbells != db0 && !rang_at)
+			rang_at = i + 2;
+	}
+	fk_drain_sq(qp->handle);
+	check(ret == 0 && fk.doorbells == db0 + 1 && rang_at == 16,
+	      "NO_DOORBELL set: still one doorbell every 16 posts (rang at post %d)",
+	      rang_at);
+	db0 = fk.doorbells;
+	prod0 = ctl->prod - 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
 	ctl->state = SROCE_RING_ERROR;
 	ret = ibv_post_send(qp, &wr, &bad);
 	check(ret == 0 && fk.doorbells == db0 + 1 && ctl->prod == prod0 + 2,
