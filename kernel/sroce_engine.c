@@ -142,6 +142,8 @@ void sroce_engine_qp_stop(struct sroce_qp *qp)
 	cancel_work_sync(&qp->req.work);
 	del_timer_sync(&qp->req.retry_timer);
 	sroce_resp_stop(qp, false);
+	/* Stopped, no pass re-arms it. */
+	del_timer_sync(&qp->resp.tx_timer);
 }
 
 void sroce_engine_qp_cleanup(struct sroce_qp *qp)

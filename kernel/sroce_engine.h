@@ -161,6 +161,8 @@ struct sroce_resp {
 	u32 read_len;
 	u32 read_psn;
 	struct sk_buff_head backlog;
+	/* the device's transmit budget is spent: look again at its expiry */
+	struct timer_list tx_timer;
 
 	struct sroce_rwqe *wqe;		/* private copy, allocated at init */
 	struct sroce_resp_res *res;	/* ring of max_dest_rd_atomic */
@@ -300,6 +302,8 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen);
 bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken);
+/* The device's transmit budget is spent (READ responses then pause). */
+bool sroce_net_tx_full(const struct sroce_dev *dev);
 bool sroce_net_tx_moved(struct sroce_qp *qp);
 void sroce_net_tx_unwait(struct sroce_qp *qp);
 int sroce_net_dev_init(struct sroce_dev *dev);

@@ -882,6 +882,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 
 	spin_lock_init(&resp->lock);
 	skb_queue_head_init(&resp->backlog);
+	timer_setup(&resp->tx_timer, sroce_resp_tx_timer, 0);
 	resp->stopped = true;
 	resp->wqe = kzalloc(sizeof(*resp->wqe), GFP_KERNEL);
 	return resp->wqe ? 0 : -ENOMEM;

@@ -66,5 +66,7 @@ void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out);
 void sroce_resp_read_end(struct sroce_resp *resp);
+/* resp.tx_timer's function; takes resp.lock itself */
+void sroce_resp_tx_timer(struct timer_list *t);
 
 #endif /* SROCE_RESP_H */

@@ -10,6 +10,18 @@
 #include "sroce_resp.h"
 #include "sroce_psn.h"
 
+/* A READ response paused for transmit budget resumes in the next pass. */
+void sroce_resp_tx_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, resp.tx_timer);
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock(&resp->lock);
+	if (!resp->stopped && resp->read_busy)
+		sroce_resp_schedule(qp);
+	spin_unlock(&resp->lock);
+}
+
 void sroce_resp_read_end(struct sroce_resp *resp)
 {
 	if (resp->read_mr) {
@@ -36,6 +48,19 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 	u32 n;
 
 	while (*budget) {
+		/*
+		 * A long READ response must not flood the qdisc either:
+		 * fq_codel drops what waits there too long, and each drop
+		 * costs the requester an ACK timeout.  The budget's wake-up
+		 * list belongs to requesters (and to process context), so a
+		 * pausing response just looks again a jiffy later.
+		 */
+		if (sroce_net_tx_full(qp->dev)) {
+			sroce_net_flush(qp, &txb);
+			if (!timer_pending(&resp->tx_timer))
+				mod_timer(&resp->tx_timer, jiffies + 1);
+			return;
+		}
 		n = min(resp->read_len, mtu);
 		last = n == resp->read_len;
 		memset(&h, 0, sizeof(h));

@@ -12,6 +12,7 @@
 # requesters wait (tx_budget_waits moves) and the qdisc drops nothing; the
 # responder sees no sequence gap (no NAK sent or received) and the transfer
 # completes. The module before the budget fails the drop and NAK checks.
+# Then the same for READ responses, with the bucket on the responder.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -42,6 +43,29 @@ else
 	t_ok "eth0's qdisc restored" tc qdisc del dev eth0 root
 fi
 t_ok "done" vm_barrier bw256 300
+
+# READ responses too: 4 QPs x 128 outstanding 64 KiB READs offer 32 MiB
+# at once from the responder (vm1), now behind the token bucket. Without
+# the budget the READ pump filled the qdisc and fq_codel dropped hundreds
+# of responses per benchmark run, each an ACK timeout and a re-request.
+RD=(ib_read_bw -d sroce0 -x "$GID" -q 4 -s 65536 -D 4 -u 17)
+if [ "$VM_ID" = 1 ]; then
+	t_ok "eth0 egress: token bucket, 8 Mbit/s, 600 KB" \
+		tc qdisc replace dev eth0 root tbf rate 8mbit burst 16kb limit 600kb
+	drops0=$(qdisc_drops)
+	t_ok "ib_read_bw, 4 QPs, 64 KiB (server, responder)" \
+		serve rd4 "tcp_listening 18515" timeout 300 "${RD[@]}"
+	t_ok "READ responses: eth0's qdisc dropped nothing ($drops0 -> $(qdisc_drops))" \
+		test "$(qdisc_drops)" = "$drops0"
+	t_ok "eth0's qdisc restored" tc qdisc del dev eth0 root
+else
+	retx0=$(hw_counter retransmits)
+	t_ok "ib_read_bw, 4 QPs, 64 KiB (client, requester)" \
+		client rd4 timeout 300 "${RD[@]}" "$(peer_ip)"
+	t_ok "no READ re-requested ($retx0 -> $(hw_counter retransmits) ACK timeouts)" \
+		test "$(hw_counter retransmits)" = "$retx0"
+fi
+t_ok "reads done" vm_barrier rd4 300
 # Both sides: no sequence gap was seen (vm1 would NAK, vm2 receive it).
 t_ok "no NAK sent or received" \
 	test "$(hw_counter naks_sent)" = 0 -a "$(hw_counter naks_rcvd)" = 0
