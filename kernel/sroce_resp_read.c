@@ -125,6 +125,12 @@ void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx)
 	skb_get(skb);
 	/* the receive path's dst may be valid only under its RCU section */
 	skb_dst_drop(skb);
+	/*
+	 * A request looped back on this host still holds its sender's
+	 * transmit-budget charge; kept behind a READ that waits for that
+	 * budget it would hold it for good.
+	 */
+	skb_orphan(skb);
 	__skb_queue_tail(&resp->backlog, skb);
 	sroce_resp_schedule(qp);
 }
@@ -155,7 +161,8 @@ void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out)
 	}
 	if (resp->stopped)
 		return;
-	if (!skb_queue_empty(&resp->backlog))
+	/* A busy READ schedules its own next pass, or its timer does. */
+	if (!resp->read_busy && !skb_queue_empty(&resp->backlog))
 		sroce_resp_schedule(qp);
 	/* the batch is over: the coalesced ACK goes now */
 	if (!resp->read_busy)
