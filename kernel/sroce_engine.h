@@ -161,7 +161,13 @@ struct sroce_resp {
 	u32 read_len;
 	u32 read_psn;
 	struct sk_buff_head backlog;
-	/* the device's transmit budget is spent: look again at its expiry */
+	/*
+	 * A READ response waiting for transmit budget: in the device's FIFO
+	 * of waiters (through req.tx_wait, whose wake-up runs the QP's work
+	 * item and so sroce_resp_tx_resume()); @tx_timer only backs that up.
+	 */
+	bool tx_paused;
+	bool tx_woken;			/* resumed by that wake-up: our turn */
 	struct timer_list tx_timer;
 
 	struct sroce_rwqe *wqe;		/* private copy, allocated at init */
@@ -302,8 +308,8 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen);
 bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken);
-/* The device's transmit budget is spent (READ responses then pause). */
-bool sroce_net_tx_full(const struct sroce_dev *dev);
+/* Not locked: resume a READ response that waited for transmit budget. */
+void sroce_resp_tx_resume(struct sroce_qp *qp);
 bool sroce_net_tx_moved(struct sroce_qp *qp);
 void sroce_net_tx_unwait(struct sroce_qp *qp);
 int sroce_net_dev_init(struct sroce_dev *dev);

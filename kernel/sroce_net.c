@@ -421,11 +421,6 @@ bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken)
 	return true;
 }
 
-bool sroce_net_tx_full(const struct sroce_dev *dev)
-{
-	return sk_wmem_alloc_get(dev->txsk->sk) >= SROCE_TX_BUDGET;
-}
-
 /*
  * For @qp's ACK timer while it waits for budget: has the netdev freed any
  * skb since the last look?  Also wakes the oldest waiters if the budget

@@ -570,7 +570,12 @@ static void req_run(struct sroce_qp *qp)
 
 void sroce_req_work(struct work_struct *work)
 {
-	req_run(container_of(work, struct sroce_qp, req.work));
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, req.work);
+
+	/* The budget's wake-up comes here for the responder too. */
+	if (READ_ONCE(qp->resp.tx_paused))
+		sroce_resp_tx_resume(qp);
+	req_run(qp);
 }
 
 void sroce_req_kick(struct sroce_qp *qp)

@@ -942,6 +942,8 @@ void sroce_resp_stop(struct sroce_qp *qp, bool flush)
 		sroce_resp_flush_ack(qp);
 	resp->stopped = true;
 	resp->ack_pending = false;
+	resp->tx_paused = false;
+	resp->tx_woken = false;
 	resp_abandon_msg(resp);
 	sroce_resp_read_end(resp);
 	__skb_queue_purge(&resp->backlog);

@@ -10,7 +10,23 @@
 #include "sroce_resp.h"
 #include "sroce_psn.h"
 
-/* A READ response paused for transmit budget resumes in the next pass. */
+/* How often a paused READ response looks again should a wake-up be missed. */
+#define SROCE_RESP_TX_RETRY_MS	10
+
+void sroce_resp_tx_resume(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock_bh(&resp->lock);
+	if (resp->tx_paused) {
+		resp->tx_paused = false;
+		resp->tx_woken = true;
+		if (!resp->stopped && resp->read_busy)
+			sroce_resp_schedule(qp);
+	}
+	spin_unlock_bh(&resp->lock);
+}
+
 void sroce_resp_tx_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, resp.tx_timer);
@@ -41,24 +57,26 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 mtu = sroce_resp_mtu(qp);
+	bool last, woken = resp->tx_woken;
 	struct sroce_txb txb = {};
 	struct sroce_pkt_hdrs h;
-	bool last;
 	int err;
 	u32 n;
 
+	/* Woken by the budget's FIFO: this pass may go ahead of waiters. */
+	resp->tx_woken = false;
 	while (*budget) {
 		/*
 		 * A long READ response must not flood the qdisc either:
 		 * fq_codel drops what waits there too long, and each drop
-		 * costs the requester an ACK timeout.  The budget's wake-up
-		 * list belongs to requesters (and to process context), so a
-		 * pausing response just looks again a jiffy later.
+		 * costs the requester an ACK timeout.  It waits its turn in
+		 * the same FIFO as requesters (sroce_net_tx_busy()).
 		 */
-		if (sroce_net_tx_full(qp->dev)) {
+		if (sroce_net_tx_busy(qp, woken)) {
 			sroce_net_flush(qp, &txb);
-			if (!timer_pending(&resp->tx_timer))
-				mod_timer(&resp->tx_timer, jiffies + 1);
+			resp->tx_paused = true;
+			mod_timer(&resp->tx_timer, jiffies +
+				  msecs_to_jiffies(SROCE_RESP_TX_RETRY_MS));
 			return;
 		}
 		n = min(resp->read_len, mtu);
