@@ -21,25 +21,35 @@
 	 IBV_WC_EX_WITH_DLID_PATH_BITS)
 
 /*
- * Entries available to us, bounded by the ring size so that a wild
- * producer index cannot make us read slots the kernel has not written.
+ * Entries available to us.  A producer index more than the ring size
+ * ahead (or behind us) was never written by a working kernel: after a
+ * device removal ib_core replaces the mapping with zeroed pages, where
+ * prod reads 0.  Then nothing is available and sroce_cq_dead() says so;
+ * handing out slots nobody wrote would give the application bogus
+ * successful completions.
  */
-static uint32_t sroce_cq_avail(struct sroce_cq *cq)
+static uint32_t sroce_cq_avail(struct sroce_cq *cq, bool *broken)
 {
 	uint32_t n = sroce_load_acquire(&cq->ring.ctl->prod) - cq->ring.idx;
 
-	return n > cq->ring.num ? cq->ring.num : n;
+	*broken = n > cq->ring.num;
+	return *broken ? 0 : n;
 }
 
 /*
  * The kernel destroyed the CQ under us (device removal) and every entry it
- * wrote has been taken: polling again would spin forever.  The mark is
- * stored after the last entry, so avail is re-read once it is seen.
+ * wrote has been taken, or the ring is no longer the kernel's: polling
+ * again would spin forever.  The mark is stored after the last entry, so
+ * avail is re-read once it is seen.
  */
 static bool sroce_cq_dead(struct sroce_cq *cq)
 {
-	return sroce_load_acquire(&cq->ring.ctl->state) == SROCE_RING_DEAD &&
-	       !sroce_cq_avail(cq);
+	bool broken;
+	uint32_t n = sroce_cq_avail(cq, &broken);
+
+	return broken ||
+	       (sroce_load_acquire(&cq->ring.ctl->state) == SROCE_RING_DEAD &&
+		!n);
 }
 
 static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
@@ -64,13 +74,14 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	uint32_t avail;
+	bool broken;
 	int n = 0;
 
 	if (num_entries <= 0)
 		return 0;
 
 	pthread_spin_lock(&cq->ring.lock);
-	avail = sroce_cq_avail(cq);
+	avail = sroce_cq_avail(cq, &broken);
 	while (n < num_entries && avail) {
 		struct sroce_cqe cqe;
 
@@ -102,9 +113,10 @@ void sroce_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	uint32_t avail, i, gone = 0;
+	bool broken;
 
 	pthread_spin_lock(&cq->ring.lock);
-	avail = sroce_cq_avail(cq);
+	avail = sroce_cq_avail(cq, &broken);
 	for (i = cq->ring.idx + avail; i-- != cq->ring.idx;) {
 		struct sroce_cqe *e = sroce_ring_slot(&cq->ring, i);
 
@@ -136,7 +148,9 @@ void sroce_cq_event(struct ibv_cq *ibcq)
 /* ibv_cq_ex polling: start_poll takes the lock, end_poll drops it. */
 static int sroce_cq_read_one(struct sroce_cq *cq)
 {
-	if (!sroce_cq_avail(cq))
+	bool broken;
+
+	if (!sroce_cq_avail(cq, &broken))
 		return sroce_cq_dead(cq) ? EIO : ENOENT;
 	memcpy(&cq->cur, sroce_ring_slot(&cq->ring, cq->ring.idx),
 	       sizeof(cq->cur));

@@ -241,7 +241,7 @@ static void test_cq(struct ibv_context *ctx)
 	struct fk_ring *r;
 	struct ibv_wc wc[64];
 	struct sroce_cqe c;
-	uint32_t w0, i;
+	uint32_t w0, i, cons0;
 	int n, good;
 
 	check(cq != NULL, "ibv_create_cq");
@@ -298,10 +298,20 @@ static void test_cq(struct ibv_context *ctx)
 	n = ibv_poll_cq(cq, 20, wc);
 	check(n == 16 && wc[15].wr_id == 2015, "full ring drains 16");
 
-	/* a kernel index far ahead must not make us read past the ring */
+	/*
+	 * A producer index more than a ring ahead, or behind ours (the zeroed
+	 * pages ib_core maps after a device removal read prod 0): no slot
+	 * the kernel did not write is handed out, and polling says so.
+	 */
+	cons0 = ctl_of(r)->cons;
 	ctl_of(r)->prod = r->kidx + 1000;
 	n = ibv_poll_cq(cq, 20, wc);
-	check(n == 16, "wild producer index: at most one ring's worth (%d)", n);
+	check(n < 0 && ctl_of(r)->cons == cons0,
+	      "wild producer index: an error, no slot read (%d)", n);
+	ctl_of(r)->prod = 0;
+	n = ibv_poll_cq(cq, 20, wc);
+	check(cons0 > 20 && n < 0 && ctl_of(r)->cons == cons0,
+	      "producer index behind ours (zeroed mapping): an error (%d)", n);
 	ctl_of(r)->prod = r->kidx;
 	r->kidx = ctl_of(r)->cons;	/* resync the fake after the stunt */
 	ctl_of(r)->prod = r->kidx;
