@@ -51,19 +51,48 @@ t_ok "done" vm_barrier bw256 300
 # -u 18 (1.1 s): at 8 Mbit/s a full budget alone is 0.4 s of queue, and
 # the QPs take turns at it.
 RD=(ib_read_bw -d sroce0 -x "$GID" -q 4 -s 65536 -D 4 -u 18)
+# perftest on a loaded TCG guest sometimes cannot calibrate its clock
+# ("Correlation coefficient r^2 ... < 0.9"): its client then exits non-zero
+# without a report after the transfer, and the server fails its final
+# exchange. Only then, and only if the requester received at least one
+# whole response per QP (4 x 64 packets), the run counts, the client says
+# so and the server accepts its own failure; the qdisc checks still apply.
+rd_client() {
+	local rx0 rc got
+	rx0=$(hw_counter rcvd_pkts)
+	client rd4 timeout 300 "${RD[@]}" "$(peer_ip)"
+	rc=$?
+	got=$(($(hw_counter rcvd_pkts) - rx0))
+	if [ "$rc" != 0 ] && [ "$got" -ge 256 ] &&
+		grep -q 'Correlation coefficient r^2' /tmp/rd4.out; then
+		echo "perftest could not calibrate its clock; $got packets received"
+		vm_put rd4clock yes
+		return 0
+	fi
+	vm_put rd4clock no
+	return "$rc"
+}
+rd_server() {
+	local rc
+	serve rd4 "tcp_listening 18515" timeout 300 "${RD[@]}"
+	rc=$?
+	if [ "$(vm_get rd4clock "$(peer_id)" 300)" = yes ]; then
+		echo "the client's perftest could not calibrate its clock (see its log)"
+		return 0
+	fi
+	return "$rc"
+}
 if [ "$VM_ID" = 1 ]; then
 	t_ok "eth0 egress: token bucket, 8 Mbit/s, 600 KB" \
 		tc qdisc replace dev eth0 root tbf rate 8mbit burst 16kb limit 600kb
 	drops0=$(qdisc_drops)
-	t_ok "ib_read_bw, 4 QPs, 64 KiB (server, responder)" \
-		serve rd4 "tcp_listening 18515" timeout 300 "${RD[@]}"
+	t_ok "ib_read_bw, 4 QPs, 64 KiB (server, responder)" rd_server
 	t_ok "READ responses: eth0's qdisc dropped nothing ($drops0 -> $(qdisc_drops))" \
 		test "$(qdisc_drops)" = "$drops0"
 	t_ok "eth0's qdisc restored" tc qdisc del dev eth0 root
 else
 	retx0=$(hw_counter retransmits)
-	t_ok "ib_read_bw, 4 QPs, 64 KiB (client, requester)" \
-		client rd4 timeout 300 "${RD[@]}" "$(peer_ip)"
+	t_ok "ib_read_bw, 4 QPs, 64 KiB (client, requester)" rd_client
 	# Not asserted: perftest ends with READs outstanding, and at 8 Mbit/s
 	# their answers can outlast the timeout before it destroys the QPs.
 	echo "# READ re-requests (ACK timeouts): $(($(hw_counter retransmits) - retx0))"
