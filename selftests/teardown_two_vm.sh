@@ -21,12 +21,12 @@ t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
 t_ok "peers up" vm_barrier up 300 || { t_done; exit 1; }
 
 # bw N: bidirectional ib_write_bw on port 18600+N, VM 1 serving; sets
-# PIDS. Both sides send (ib_send_bw refuses -b with --run_infinitely), so
-# each side's QP notices a vanished peer through its retry limit.
+# PIDS. Both sides send (ib_write_bw -b), so each side's QP notices a
+# vanished peer through its retry limit.
 bw() {
 	local n=$1 port=$((18600 + $1)) pid st
 	set -- timeout -k 5 400 ib_write_bw -d sroce0 -x "$GID" -F -p $port \
-		-s 4096 -b -D 2 --run_infinitely
+		-s 4096 -b "${TD_BW_LONG[@]}"
 	if [ "$VM_ID" = 1 ]; then
 		"$@" > "/tmp/bw$n.out" 2>&1 &
 		pid=$!
