@@ -16,11 +16,15 @@
 #include "sroce_psn.h"
 
 /*
- * Unacknowledged PSNs in flight per RC QP.  Bounded so one QP cannot fill
- * the netdev's queue; ACKs reopen it.  AckReq goes out often enough that
- * the responder's ACKs keep the window open well before it fills.
+ * Unacknowledged PSNs in flight per RC QP; ACKs reopen it.  What a QP may
+ * queue in the netdev is bounded by the device's transmit budget
+ * (sroce_net.c, ~200 frames), so the window only has to cover one ACK
+ * round trip at full speed: 128 (rxe's figure) did not, and capped one
+ * QP's writes at ~3/4 of what 512 moves on the same link.  It also bounds
+ * what a go-back-N resends after a loss.  AckReq goes out often enough
+ * that the responder's ACKs keep the window open well before it fills.
  */
-#define SROCE_REQ_WINDOW	128
+#define SROCE_REQ_WINDOW	512
 #define SROCE_ACKREQ_EVERY	(SROCE_REQ_WINDOW / 4)
 /* Packets one run may send before yielding the CPU to other QPs. */
 #define SROCE_REQ_BUDGET	64

@@ -630,7 +630,7 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	 * kernel hands it every later receive softirq too, so on a guest
 	 * with a busy-polling process the ACK, and the packets behind it,
 	 * waited for a scheduler slice: ~9 ms per round trip. The requester
-	 * asks for an ACK at the end of each run, every 32 PSNs and at a
+	 * asks for an ACK at the end of each run, every 128 PSNs and at a
 	 * full window only, so this costs at most one ACK per message.
 	 */
 	if (pkt->h.ackreq)
