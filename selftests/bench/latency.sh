@@ -133,7 +133,8 @@ counters() { # DEV FILE
 # 2 ms). perf starts with its events disabled and the run begins only once
 # perf has acknowledged "enable": its start-up in an emulated guest took
 # longer than the 8 s runs, and recordings held 1 to 5 samples. The
-# symbols above 1% of the samples go to $OUT/NAME.profile.vmN.
+# symbols above 1% of the samples go to $OUT/NAME.profile.vmN, each
+# task's share of all samples to $OUT/NAME.comm.vmN.
 profile_pair() {
 	local name=$1 ppid rc ack
 	local ctl=/tmp/$name.ctl ackf=/tmp/$name.ack log=$OUT/$name.perf.vm$VM_ID.log
@@ -157,17 +158,24 @@ profile_pair() {
 	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm,dso,sym \
 		--percent-limit 1 2>> "$log" | grep -v '^#' | grep -v '^$' \
 		> "$OUT/$name.profile.vm$VM_ID"
+	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm \
+		2>> "$log" | grep -v '^#' | grep -v '^$' > "$OUT/$name.comm.vm$VM_ID"
 	rm -f "/tmp/$name.perf" "$ctl" "$ackf"
 	return $rc
 }
 
-# profile_section KIND DEV GID PORT: where the CPU goes during a 64 KiB
-# write stream and during 4 KiB round trips (LAT_PROFILE=1).
+# profile_section KIND DEV GID PORT: where the CPU goes during 64 KiB
+# write, send and read streams and during 4 KiB round trips
+# (LAT_PROFILE=1); uses ports PORT to PORT+3.
 profile_section() {
-	profile_pair "${1}_prof_writebw" "tcp_listening $4" ib_write_bw -d "$2" -x "$3" -F \
-		-p "$4" -s 65536 -D 8 -u 17
-	profile_pair "${1}_prof_rcpp4k" "tcp_listening $(($4 + 1))" ibv_rc_pingpong -d "$2" \
-		-g "$3" -p $(($4 + 1)) -s 4096 -n "$LAT_ITERS" -m 1024
+	local t p=$4
+	for t in write send read; do
+		profile_pair "${1}_prof_${t}bw" "tcp_listening $p" "ib_${t}_bw" -d "$2" \
+			-x "$3" -F -p "$p" -s 65536 -D 8 -u 17
+		p=$((p + 1))
+	done
+	profile_pair "${1}_prof_rcpp4k" "tcp_listening $p" ibv_rc_pingpong -d "$2" \
+		-g "$3" -p "$p" -s 4096 -n "$LAT_ITERS" -m 1024
 }
 
 rdma_section() { # KIND DEV
@@ -205,7 +213,7 @@ rdma_section() { # KIND DEV
 	done
 	if [ "$LAT_PROFILE" = 1 ]; then
 		profile_section "$kind" "$dev" "$gid" $((port + 1))
-		port=$((port + 2))
+		port=$((port + 4))
 	fi
 	# A timeline of a few round trips, captured on both sides.
 	port=$((port + 1))
