@@ -99,6 +99,12 @@ tcp_listening() {
 		/proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
+# perftest_noclock FILE: perftest's output in FILE says it could not
+# calibrate its clock ("Correlation coefficient r^2 ... < 0.9"), as happens
+# on a loaded TCG host: its figures are then 0.00 or missing, and a client
+# may exit non-zero after a complete transfer.
+perftest_noclock() { grep -qF 'Correlation coefficient r^2' "$1"; }
+
 # hw_counter NAME [DEV]: one sroce port counter.
 hw_counter() {
 	cat "/sys/class/infiniband/${2:-sroce0}/ports/1/hw_counters/$1"
