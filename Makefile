@@ -99,23 +99,36 @@ demo: deps
 	$(MAKE) stage
 	scripts/demo.sh
 
-bench: all stage
+# The probes below boot VMs, so like check they fetch the guest kernel
+# first (deps) and only then build and stage against it.
+bench: deps
+	$(MAKE) all
+	$(MAKE) stage
 	scripts/bench.sh
 
 # One repetition of a reduced matrix: checks the benchmark harness itself.
-bench-quick: all stage
+bench-quick: deps
+	$(MAKE) all
+	$(MAKE) stage
 	BENCH_QUICK=1 scripts/bench.sh
 
-bench-scale: all stage
+bench-scale: deps
+	$(MAKE) all
+	$(MAKE) stage
 	BENCH_SCALE_ONLY=1 scripts/bench.sh
 
 # One boot: ICMP, UDP, rc_pingpong and ib_*_lat round trips, sroce and rxe.
-latency: all stage
+latency: deps
+	$(MAKE) all
+	$(MAKE) stage
 	scripts/latency.sh
 
-# One boot: perf profiles (both guests) of a 64 KiB ib_write_bw stream and of
-# 4 KiB rc_pingpong round trips, sroce and rxe. See kernel/DESIGN.md.
-profile: all stage
+# One boot: perf profiles (both guests) of 64 KiB ib_write_bw, ib_send_bw and
+# ib_read_bw streams and of 4 KiB rc_pingpong round trips, sroce and rxe.
+# See kernel/DESIGN.md.
+profile: deps
+	$(MAKE) all
+	$(MAKE) stage
 	LAT_PROFILE=1 LAT_NET=0 LAT_PERF=0 LAT_PCAP_ITERS=0 LAT_SIZES= \
 		scripts/latency.sh $(BUILD)/results/profile
 
