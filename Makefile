@@ -24,7 +24,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile
+	profile vm-ready
 
 all: module userspace selftests
 
@@ -74,10 +74,15 @@ else
 	@echo "check-unit: selftests/unit/Makefile not present"
 endif
 
-# T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
-check: deps
+# What every target that boots VMs needs: the guest kernel fetched (deps),
+# then everything built and staged, by a new make that reads afresh what
+# deps brought.
+vm-ready: deps
 	$(MAKE) all
 	$(MAKE) stage
+
+# T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
+check: vm-ready
 	scripts/run-tests.sh $(if $(T),-t '$(T)')
 
 checkpatch: deps
@@ -94,41 +99,27 @@ else
 	@echo "sparse: kernel/Kbuild not present, nothing to check"
 endif
 
-demo: deps
-	$(MAKE) all
-	$(MAKE) stage
+demo: vm-ready
 	scripts/demo.sh
 
-# The probes below boot VMs, so like check they fetch the guest kernel
-# first (deps) and only then build and stage against it.
-bench: deps
-	$(MAKE) all
-	$(MAKE) stage
+bench: vm-ready
 	scripts/bench.sh
 
 # One repetition of a reduced matrix: checks the benchmark harness itself.
-bench-quick: deps
-	$(MAKE) all
-	$(MAKE) stage
+bench-quick: vm-ready
 	BENCH_QUICK=1 scripts/bench.sh
 
-bench-scale: deps
-	$(MAKE) all
-	$(MAKE) stage
+bench-scale: vm-ready
 	BENCH_SCALE_ONLY=1 scripts/bench.sh
 
 # One boot: ICMP, UDP, rc_pingpong and ib_*_lat round trips, sroce and rxe.
-latency: deps
-	$(MAKE) all
-	$(MAKE) stage
+latency: vm-ready
 	scripts/latency.sh
 
 # One boot: perf profiles (both guests) of 64 KiB ib_write_bw, ib_send_bw and
 # ib_read_bw streams and of 4 KiB rc_pingpong round trips, sroce and rxe.
 # See kernel/DESIGN.md.
-profile: deps
-	$(MAKE) all
-	$(MAKE) stage
+profile: vm-ready
 	LAT_PROFILE=1 LAT_NET=0 LAT_PERF=0 LAT_PCAP_ITERS=0 LAT_SIZES= \
 		scripts/latency.sh $(BUILD)/results/profile
 
