@@ -52,9 +52,8 @@ t_ok "done" vm_barrier bw256 300
 # the QPs take turns at it.
 RD=(ib_read_bw -d sroce0 -x "$GID" -q 4 -s 65536 -D 4 -u 18)
 # perftest on a loaded TCG guest sometimes cannot calibrate its clock
-# (perftest_noclock): its client then exits non-zero
-# without a report after the transfer, and the server fails its final
-# exchange. Only then, and only if the requester received at least one
+# (perftest_noclock): its client then exits non-zero without a report
+# after the transfer, and the server fails its final exchange. Only then, and only if the requester received at least one
 # whole response per QP (4 x 64 packets), the run counts, the client says
 # so and the server accepts its own failure; the qdisc checks still apply.
 rd_client() {
