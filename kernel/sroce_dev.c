@@ -144,8 +144,42 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	sroce_net_dev_fini(dev);
 }
 
+/* What libsroce checks before it claims a device (see the uapi header). */
+static ssize_t sroce_abi_version_show(struct device *device,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SROCE_UVERBS_ABI_VERSION);
+}
+static struct device_attribute dev_attr_sroce_abi = {
+	.attr = { .name = SROCE_SYSFS_ABI_ATTR, .mode = 0444 },
+	.show = sroce_abi_version_show,
+};
+
+/* The netdev below, under the attribute name rxe and siw use. */
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *dev = rdma_device_to_drv_device(device,
+							  struct sroce_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(dev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&dev_attr_sroce_abi.attr,
+	&dev_attr_parent.attr,
+	NULL,
+};
+
+static const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};
+
 static const struct ib_device_ops sroce_life_ops = {
 	.dealloc_driver = sroce_dealloc_driver,
+	.device_group = &sroce_dev_attr_group,
 };
 
 static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
@@ -196,22 +230,35 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 }
 
+/*
+ * Any name ib_core registers as given is fine: libsroce recognises its
+ * devices by driver id and a sysfs attribute, never by name.  Refused are
+ * names ib_core would change or sysfs and the tools cannot show as they
+ * are: a '/' (the driver core turns it into '!'), "." and "..", and blanks
+ * or control characters.  ib_core itself refuses empty names and '%'
+ * templates in `rdma link add` before we are called.
+ */
 static int sroce_check_name(const char *name)
 {
 	struct ib_device *other;
+	const char *c;
 
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..")) {
+		pr_err("sroce: \"%s\" is not a valid device name\n", name);
+		return -EINVAL;
+	}
+	for (c = name; *c; c++) {
+		if (*c == '/' || (u8)*c <= ' ' || *c == 0x7f) {
+			pr_err("sroce: device name %s: no '/', blanks or control characters allowed\n",
+			       name);
+			return -EINVAL;
+		}
+	}
 	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 	if (other) {
 		ib_device_put(other);
 		pr_err("sroce: an RDMA device named %s already exists\n", name);
 		return -EEXIST;
-	}
-	/* libsroce recognises its devices by this prefix. */
-	if (strncmp(name, SROCE_DEV_NAME_PREFIX,
-		    strlen(SROCE_DEV_NAME_PREFIX))) {
-		pr_err("sroce: device name %s must start with \"%s\"\n", name,
-		       SROCE_DEV_NAME_PREFIX);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -231,23 +278,26 @@ static int sroce_check_netdev(struct net_device *ndev)
 	}
 	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
 		return -ENODEV;
+	/* Sockets, routes and address lookups all live in init_net. */
+	if (!net_eq(dev_net(ndev), &init_net)) {
+		pr_err("sroce: %s is in another network namespace; only the initial one is supported\n",
+		       netdev_name(ndev));
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 {
-	const char *name = ibdev_name[0] ? ibdev_name : SROCE_DEV_NAME_PREFIX "%d";
 	struct sroce_dev *dev, *it;
 	int err;
 
 	err = sroce_check_netdev(ndev);
 	if (err)
 		return err;
-	if (ibdev_name[0]) {
-		err = sroce_check_name(ibdev_name);
-		if (err)
-			return err;
-	}
+	err = sroce_check_name(ibdev_name);
+	if (err)
+		return err;
 
 	dev = ib_alloc_device(sroce_dev, ibdev);
 	if (!dev)
@@ -285,12 +335,12 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	 * the device at any moment: keep its memory until we are done here.
 	 */
 	get_device(&dev->ibdev.dev);
-	err = ib_register_device(&dev->ibdev, name, NULL);
+	err = ib_register_device(&dev->ibdev, ibdev_name, NULL);
 	if (err) {
 		/* ib_core reports a name taken in the meantime as -ENFILE. */
 		if (err == -ENFILE) {
 			pr_err("sroce: an RDMA device named %s already exists\n",
-			       name);
+			       ibdev_name);
 			err = -EEXIST;
 		}
 		ib_dealloc_device(&dev->ibdev);

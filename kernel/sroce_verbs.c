@@ -508,7 +508,7 @@ static int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = (enum rdma_driver_id)SROCE_DRIVER_ID,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.query_device = sroce_query_device,

@@ -6,16 +6,19 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
 
 #include "sroce.h"
 
-_Static_assert(SROCE_DRIVER_ID == RDMA_DRIVER_UNKNOWN, "driver id");
+/* Ours must not be one of the kernel's own driver ids. */
+_Static_assert(SROCE_DRIVER_ID > RDMA_DRIVER_ERDMA + 1000, "driver id");
 
 bool sroce_libibverbs_path_ok(const char *path)
 {
@@ -324,25 +327,55 @@ static void sroce_uninit_device(struct verbs_device *vdev)
 }
 
 /*
- * A name match only: sroce registers with RDMA_DRIVER_UNKNOWN, which
- * libibverbs never matches by id.  The fnmatch pattern anchors at the start
- * of the name, so "sroce*" is a prefix match.
+ * The driver id entry makes libibverbs try us first for a sroce device,
+ * before any provider that would claim it by name.  A name never decides
+ * (see the uapi header): the device must also show the sysfs file only
+ * sroce.ko publishes.
  */
 static const struct verbs_match_ent sroce_match_table[] = {
 	{
-		.u.modalias = "rdma_device:N" SROCE_DEV_NAME_PREFIX "*",
-		.kind = SROCE_VERBS_MATCH_MODALIAS,
+		.u.driver_id = SROCE_DRIVER_ID,
+		.kind = SROCE_VERBS_MATCH_DRIVER_ID,
 	},
 	{ .kind = SROCE_VERBS_MATCH_SENTINEL },
 };
 
+static bool sroce_sysfs_abi_ok(const struct verbs_sysfs_dev *sdev)
+{
+	char path[IBV_SYSFS_PATH_MAX + sizeof(SROCE_SYSFS_ABI_ATTR) + 1];
+	char buf[16], *end;
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", sdev->ibdev_path,
+		     SROCE_SYSFS_ABI_ATTR) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	return !errno && end != buf && (*end == '\n' || !*end) &&
+	       v == SROCE_UVERBS_ABI_VERSION;
+}
+
+/*
+ * Netlink gives libibverbs the driver id; reading devices from sysfs
+ * alone it knows none (RDMA_DRIVER_UNKNOWN).  Any other id is another
+ * driver's device.
+ */
 bool sroce_match_device(struct verbs_sysfs_dev *sdev)
 {
-	static const char prefix[] = SROCE_DEV_NAME_PREFIX;
-
-	if (sdev->driver_id != SROCE_DRIVER_ID)
+	if (sdev->driver_id != SROCE_DRIVER_ID &&
+	    sdev->driver_id != RDMA_DRIVER_UNKNOWN)
 		return false;
-	return !strncmp(sdev->ibdev_name, prefix, sizeof(prefix) - 1);
+	return sroce_sysfs_abi_ok(sdev);
 }
 
 const struct verbs_device_ops sroce_dev_ops = {

@@ -10,8 +10,6 @@
 #include "ibv_private.h"
 #include <rdma/sroce-abi.h>
 
-#define SROCE_DRIVER_ID		0	/* RDMA_DRIVER_UNKNOWN */
-
 /*
  * Driver-data wrappers of the commands we issue: the core response, then
  * ours.  The core part is kept as bytes because some core structs end in

@@ -24,8 +24,23 @@
 
 #define SROCE_UVERBS_ABI_VERSION	1
 
-/* Device name prefix the provider matches; driver_id is RDMA_DRIVER_UNKNOWN. */
-#define SROCE_DEV_NAME_PREFIX		"sroce"
+/*
+ * How libsroce recognises a sroce device, whatever its name (names are the
+ * administrator's and may change at any time):
+ *  - ib_core publishes SROCE_DRIVER_ID over netlink, and libibverbs tries a
+ *    provider whose table lists a device's driver id before any provider
+ *    that would claim it by name (rdma-core's rxe claims "rxe*" names).
+ *    The in-tree enum rdma_driver_id counts up from 0; this value ("srce"
+ *    in ASCII) is far outside it.  ib_core also rejects ioctl commands
+ *    whose header carries another driver id, so a foreign provider that
+ *    opened a sroce device anyway fails at once instead of misreading it.
+ *  - The device's sysfs directory holds SROCE_SYSFS_ABI_ATTR, which holds
+ *    SROCE_UVERBS_ABI_VERSION; no other driver publishes that file.  The
+ *    provider requires it, also where libibverbs reads devices from sysfs
+ *    only and knows no driver ids.
+ */
+#define SROCE_DRIVER_ID			0x73726365
+#define SROCE_SYSFS_ABI_ATTR		"sroce_abi_version"
 
 #define SROCE_CACHELINE			64
 

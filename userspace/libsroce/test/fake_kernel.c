@@ -942,8 +942,9 @@ static int fk_mkdirs(const char *dir, const char *rel)
 	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
+/* sroce_abi: what the device's sroce_abi_version file says; NULL: no file. */
 static int fk_add_dev(const char *dir, int n, const char *name,
-		      const char *abi)
+		      const char *abi, const char *sroce_abi)
 {
 	char rel[256];
 	int e = 0;
@@ -959,6 +960,11 @@ static int fk_add_dev(const char *dir, int n, const char *name,
 	e |= fk_put(dir, rel, abi);
 	snprintf(rel, sizeof(rel), "class/infiniband/%s", name);
 	e |= fk_mkdirs(dir, rel);
+	if (sroce_abi) {
+		snprintf(rel, sizeof(rel), "class/infiniband/%s/%s", name,
+			 SROCE_SYSFS_ABI_ATTR);
+		e |= fk_put(dir, rel, sroce_abi);
+	}
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/node_type", name);
 	e |= fk_put(dir, rel, "1: CA\n");
 	snprintf(rel, sizeof(rel), "class/infiniband/%s/node_guid", name);
@@ -999,10 +1005,12 @@ int fk_make_sysfs(const char *dir)
 		return -1;
 	e |= fk_mkdirs(dir, "class/infiniband_verbs");
 	e |= fk_put(dir, "class/infiniband_verbs/abi_version", "6\n");
-	e |= fk_add_dev(dir, 0, "sroce0", "1\n");
-	/* A name that only contains the prefix must not match. */
-	e |= fk_add_dev(dir, 1, "xsroce1", "1\n");
-	/* Right name, wrong driver ABI: libibverbs must refuse it. */
-	e |= fk_add_dev(dir, 2, "sroce2", "7\n");
+	e |= fk_add_dev(dir, 0, "sroce0", "1\n", "1\n");
+	/* A sroce-like name without sroce's sysfs file is not ours. */
+	e |= fk_add_dev(dir, 1, "sroce1", "1\n", NULL);
+	/* Ours, but another uverbs ABI: libibverbs must refuse it. */
+	e |= fk_add_dev(dir, 2, "sroce2", "7\n", "1\n");
+	/* sroce's file, another sroce ABI: the provider must refuse it. */
+	e |= fk_add_dev(dir, 3, "roce3", "1\n", "2\n");
 	return e;
 }

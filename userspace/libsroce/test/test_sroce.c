@@ -70,7 +70,7 @@ static void *slot_of(struct fk_ring *r, uint32_t idx)
 	       (size_t)(idx & (r->num - 1)) * r->stride;
 }
 
-static void test_pure(void)
+static void test_pure(const char *sysfs)
 {
 	struct verbs_sysfs_dev sd;
 
@@ -83,16 +83,23 @@ static void test_pure(void)
 	check(!p_path_ok("/opt/xlibibverbs.so.1.14.44.0") && !p_path_ok(NULL),
 	      "version check refuses look-alike names and NULL");
 
+	/* The name never decides: sd's name stays "rxe0" throughout. */
 	memset(&sd, 0, sizeof(sd));
-	strcpy(sd.ibdev_name, "sroce7");
-	check(p_match(&sd), "match: sroce7 with driver id 0");
-	sd.driver_id = 4;
-	check(!p_match(&sd), "match: refuses a nonzero driver id");
-	sd.driver_id = 0;
 	strcpy(sd.ibdev_name, "rxe0");
-	check(!p_match(&sd), "match: refuses rxe0");
-	strcpy(sd.ibdev_name, "srocx0");
-	check(!p_match(&sd), "match: refuses srocx0");
+	snprintf(sd.ibdev_path, sizeof(sd.ibdev_path),
+		 "%s/class/infiniband/sroce0", sysfs);
+	check(p_match(&sd), "match: sroce's sysfs file, no driver id (sysfs mode)");
+	sd.driver_id = SROCE_DRIVER_ID;
+	check(p_match(&sd), "match: sroce's sysfs file and driver id");
+	sd.driver_id = RDMA_DRIVER_RXE;
+	check(!p_match(&sd), "match: refuses another driver's id");
+	sd.driver_id = SROCE_DRIVER_ID;
+	snprintf(sd.ibdev_path, sizeof(sd.ibdev_path),
+		 "%s/class/infiniband/sroce1", sysfs);
+	check(!p_match(&sd), "match: refuses a device without sroce's sysfs file");
+	snprintf(sd.ibdev_path, sizeof(sd.ibdev_path),
+		 "%s/class/infiniband/roce3", sysfs);
+	check(!p_match(&sd), "match: refuses a device whose sysfs file names another ABI");
 }
 
 static struct ibv_context *open_sroce0(struct ibv_device ***listp)
@@ -109,7 +116,7 @@ static struct ibv_context *open_sroce0(struct ibv_device ***listp)
 		if (!strcmp(ibv_get_device_name(list[i]), "sroce0"))
 			found = i;
 	check(n == 1 && found == 0,
-	      "exactly sroce0 listed (xsroce1 no match, sroce2 wrong ABI): n=%d",
+	      "exactly sroce0 listed (sroce1 lacks the sysfs file, sroce2 and roce3 wrong ABIs): n=%d",
 	      n);
 	if (found >= 0) {
 		check(!strcmp(list[found]->dev_name, "uverbs0") &&
@@ -1262,8 +1269,8 @@ static void test_tools(void)
 	n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
 	out[n] = 0;
 	st = f ? pclose(f) : -1;
-	check(st == 0 && strstr(out, "sroce0") && !strstr(out, "xsroce1") &&
-	      !strstr(out, "sroce2"),
+	check(st == 0 && strstr(out, "sroce0") && !strstr(out, "sroce1") &&
+	      !strstr(out, "sroce2") && !strstr(out, "roce3"),
 	      "ibv_devices lists sroce0 alone");
 }
 
@@ -1327,8 +1334,9 @@ static void test_ioctl_path(struct ibv_device *dev)
 	cr0 = fk.ioctl_creates;
 	cq = pd ? ibv_create_cq(ctx, 7, NULL, NULL, 0) : NULL;
 	check(cq && fk.ioctl_creates == cr0 + 1 && fk.ioctl_uhw_out == 24 &&
-	      fk.ioctl_uhw_in == 0 && fk.ioctl_driver_id == 0 && cq->cqe == 8,
-	      "ioctl CQ_CREATE: UHW_OUT 24 bytes, no UHW_IN, driver_id 0");
+	      fk.ioctl_uhw_in == 0 && fk.ioctl_driver_id == SROCE_DRIVER_ID &&
+	      cq->cqe == 8,
+	      "ioctl CQ_CREATE: UHW_OUT 24 bytes, no UHW_IN, sroce's driver id");
 	if (!cq)
 		goto close;
 	c = mkcqe(0x77, IBV_WC_RECV, 5);
@@ -1391,7 +1399,7 @@ int main(void)
 		return 1;
 	}
 
-	test_pure();
+	test_pure(sysfs);
 	ctx = open_sroce0(&list);
 	check(ctx != NULL, "ibv_open_device(sroce0)");
 	if (ctx) {
