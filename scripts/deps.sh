@@ -81,6 +81,24 @@ if [[ ! -f $KDIR/.done ]]; then
 	echo "$KDEBVER" > "$KDIR/.done"
 fi
 
+# --- guest-only packages -----------------------------------------------
+# The NFS server and client tools run only inside the guests, which lay
+# these packages' files over their root; installing them on the host would
+# start an NFS server and rpcbind there.
+GDEBS=(nfs-kernel-server nfs-common libnfsidmap1 rpcbind libwrap0 keyutils)
+GDIR=$CACHE/guest-debs
+if [[ ! -f $GDIR/.done ]]; then
+	rm -rf "$GDIR"
+	mkdir -p "$GDIR"
+	log "downloading guest-only packages: ${GDEBS[*]}"
+	if ! (cd "$GDIR" && apt-get download -q -o APT::Sandbox::User=root "${GDEBS[@]}") >&2; then
+		apt-get update -qq || true
+		(cd "$GDIR" && apt-get download -q -o APT::Sandbox::User=root "${GDEBS[@]}") >&2 ||
+			die "cannot download ${GDEBS[*]}"
+	fi
+	touch "$GDIR/.done"
+fi
+
 # --- bits of the kernel source tree -------------------------------------
 SDIR=$CACHE/linux-src
 if [[ ! -f $SDIR/.done ]]; then
