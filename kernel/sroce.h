@@ -39,6 +39,13 @@
 #define SROCE_MAX_MR_SIZE	(~0ULL)
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, the IB limit */
 #define SROCE_MAX_FAST_REG_PAGES 512
+
+/*
+ * Rings and their kernel-side copies, sized by the caller: charged to the
+ * caller's memory cgroup, and -ENOMEM rather than the OOM killer when they
+ * do not fit.
+ */
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 #define SROCE_MAX_PKEYS		1
 #define SROCE_DEFAULT_PKEY	0xffff
 

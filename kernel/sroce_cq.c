@@ -13,7 +13,7 @@ static int sroce_cq_shadow_alloc(struct sroce_cq *cq, u32 num,
 	*out = NULL;
 	if (cq->is_user)
 		return 0;
-	*out = kvcalloc(num, sizeof(**out), GFP_KERNEL);
+	*out = kvcalloc(num, sizeof(**out), SROCE_GFP_USER);
 	return *out ? 0 : -ENOMEM;
 }
 

@@ -132,11 +132,11 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	err = sroce_queue_init(&qp->sq, num, stride);
 	if (err)
 		return err;
-	qp->swqe = kvcalloc(num, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->swqe = kvcalloc(num, sizeof(*qp->swqe), SROCE_GFP_USER);
 	if (!qp->swqe)
 		return -ENOMEM;
 	if (!qp->is_user) {
-		qp->sq_kmr = kvcalloc(num, sizeof(*qp->sq_kmr), GFP_KERNEL);
+		qp->sq_kmr = kvcalloc(num, sizeof(*qp->sq_kmr), SROCE_GFP_USER);
 		if (!qp->sq_kmr)
 			return -ENOMEM;
 	}

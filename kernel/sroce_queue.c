@@ -15,6 +15,38 @@ u32 sroce_queue_num(u32 req)
 	return roundup_pow_of_two(req);
 }
 
+/*
+ * vmalloc_user() charges nobody, and a ring can be megabytes that any
+ * process allowed to open uverbs may ask for: build the same kind of area
+ * (zeroed, mappable with remap_vmalloc_range) from pages charged to the
+ * caller's memory cgroup.  Past its limit the caller gets -ENOMEM, not
+ * the OOM killer (SROCE_GFP_USER).  vfree() releases pages and array
+ * (VM_MAP_PUT_PAGES).
+ */
+static void *sroce_ring_alloc(size_t size)
+{
+	unsigned int i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *p;
+
+	pages = kvmalloc_array(n, sizeof(*pages), SROCE_GFP_USER);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(SROCE_GFP_USER | __GFP_ZERO);
+		if (!pages[i])
+			goto err;
+	}
+	p = vmap(pages, n, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES, PAGE_KERNEL);
+	if (p)
+		return p;
+err:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
+}
+
 int sroce_queue_init(struct sroce_queue *q, u32 num, u32 stride)
 {
 	size_t size;
@@ -30,7 +62,7 @@ int sroce_queue_init(struct sroce_queue *q, u32 num, u32 stride)
 	if (size > U32_MAX)
 		return -EINVAL;
 
-	q->ctl = vmalloc_user(size);
+	q->ctl = sroce_ring_alloc(size);
 	if (!q->ctl)
 		return -ENOMEM;
 	q->data = (void *)q->ctl + SROCE_RING_DATA_OFFSET;
@@ -65,7 +97,7 @@ void sroce_queue_cleanup(struct sroce_queue *q)
 	}
 	/*
 	 * A user mapping that outlives the object keeps its own references
-	 * on the pages, so freeing the vmalloc area here is safe.
+	 * on the pages, so freeing the area here is safe.
 	 */
 	vfree(q->ctl);
 	q->ctl = NULL;

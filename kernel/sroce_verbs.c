@@ -245,7 +245,7 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 /*
  * Having this op lets device removal tear down a process's objects and
  * return at once instead of waiting for the process to close its fd: rings
- * are vmalloc_user() pages, which stay alive for as long as they are
+ * are vmalloc-area pages, which stay alive for as long as they are
  * mapped, so nothing the process can still touch is freed under it.
  */
 static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
