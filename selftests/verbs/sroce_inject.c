@@ -35,12 +35,17 @@
  *   icrc=bad               flip every bit of the ICRC
  *   trunc=N                cut N bytes off the end (IP and UDP lengths
  *                          follow, so the packet is short, not broken)
+ *   cut=N                  drop the last N bytes before the ICRC, which
+ *                          is computed over what is left: truncated
+ *                          headers or payload with a good ICRC
+ *   udplen=N               overwrite the UDP length (IP's stays right)
  *   sport=N                UDP source port (0xc000)
  *   count=N psnstep=K      send N copies, PSN K further each time (K=1)
  *
- * listen binds UDP port 4791 on SRC_IP and prints one line per packet
- * received, flushed at once, until SECONDS (default 30) pass or COUNT
- * packets came:
+ * listen binds UDP port 4791 on SRC_IP (with a 32 MiB receive buffer, so
+ * a burst is not lost) and prints one line per packet received, flushed
+ * at once, until SECONDS (default 30) pass or COUNT packets came. It never
+ * answers: a test sends the ACKs it wants with send.
  *
  *   rx OPNAME qpn=Q psn=P ackreq=A len=L [syn=0xSS kind=ACK|NAK|RNR
  *      code=C msn=M] [va=V rkey=R dmalen=D] [bad=ERR]
@@ -89,6 +94,8 @@ struct spec {
 	int tver;		/* -1: keep */
 	int bad_icrc;
 	u32 trunc;
+	u32 cut;
+	int udplen;		/* -1: right */
 	u16 sport;
 	u32 count;
 	u32 psnstep;
@@ -146,6 +153,7 @@ static void spec_init(struct spec *sp)
 	sp->padbytes = -1;
 	sp->rawop = -1;
 	sp->tver = -1;
+	sp->udplen = -1;
 	sp->sport = 0xc000;
 	sp->count = 1;
 	sp->psnstep = 1;
@@ -204,6 +212,8 @@ static int spec_word(struct spec *sp, const char *w)
 	KEY("rawop", sp->rawop, 0xff);
 	KEY("tver", sp->tver, 15);
 	KEY("trunc", sp->trunc, MAX_PKT);
+	KEY("cut", sp->cut, MAX_PKT);
+	KEY("udplen", sp->udplen, 0xffff);
 	KEY("sport", sp->sport, 0xffff);
 	KEY("count", sp->count, 1u << 24);
 	KEY("psnstep", sp->psnstep, SROCE_24BIT_MASK);
@@ -254,7 +264,13 @@ static int build(const struct spec *sp, u8 *buf)
 		buf[bth_off] = (u8)sp->rawop;
 	if (sp->tver >= 0)
 		buf[bth_off + 1] = (buf[bth_off + 1] & 0xf0) | (u8)sp->tver;
-	tlen = hl + sp->len + padbytes + sp->extra + SROCE_ICRC_LEN;
+	tlen = hl + sp->len + padbytes + sp->extra;
+	if (sp->cut > tlen) {
+		fprintf(stderr, "error: cut=%u is more than the %u bytes\n",
+			sp->cut, tlen);
+		return -1;
+	}
+	tlen += SROCE_ICRC_LEN - sp->cut;
 	total = bth_off + tlen;
 
 	/* IPv4: no options, DF, an ID that is not 0 (the kernel fills 0) */
@@ -279,14 +295,18 @@ static int build(const struct spec *sp, u8 *buf)
 	p[4] = (SROCE_UDP_HDR_LEN + tlen) >> 8;
 	p[5] = (SROCE_UDP_HDR_LEN + tlen) & 0xff;
 
-	if (sroce_icrc_compute(buf, total, 4, &icrc)) {
-		fprintf(stderr, "error: ICRC of a %u-byte packet\n", total);
-		return -1;
+	/* A packet cut inside its BTH has no ICRC, just its last 4 bytes. */
+	if (total >= sroce_icrc_hdrs_len(4) + SROCE_ICRC_LEN) {
+		if (sroce_icrc_compute(buf, total, 4, &icrc)) {
+			fprintf(stderr, "error: ICRC of a %u-byte packet\n",
+				total);
+			return -1;
+		}
+		if (sp->bad_icrc)
+			icrc = ~icrc;
+		icrc = htole32(icrc);
+		memcpy(buf + total - SROCE_ICRC_LEN, &icrc, sizeof(icrc));
 	}
-	if (sp->bad_icrc)
-		icrc = ~icrc;
-	icrc = htole32(icrc);
-	memcpy(buf + total - SROCE_ICRC_LEN, &icrc, sizeof(icrc));
 
 	if (sp->trunc) {
 		if (sp->trunc >= tlen) {
@@ -300,6 +320,10 @@ static int build(const struct spec *sp, u8 *buf)
 		buf[3] = total & 0xff;
 		p[4] = (SROCE_UDP_HDR_LEN + tlen) >> 8;
 		p[5] = (SROCE_UDP_HDR_LEN + tlen) & 0xff;
+	}
+	if (sp->udplen >= 0) {
+		p[4] = sp->udplen >> 8;
+		p[5] = sp->udplen & 0xff;
 	}
 	buf[10] = 0;
 	buf[11] = 0;
@@ -424,8 +448,8 @@ static int cmd_listen(int argc, char **argv)
 	struct pollfd pfd;
 	long left_ms;
 	u64 got = 0;
+	int fd, i, rcvbuf = 32 << 20;
 	ssize_t n;
-	int fd, i;
 
 	for (i = 0; i + 1 < argc; i += 2) {
 		if (parse_num(argv[i + 1], &v))
@@ -440,6 +464,10 @@ static int cmd_listen(int argc, char **argv)
 	if (i != argc)
 		return 2;
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	/* A window of full-MTU packets arrives at once: do not drop any. */
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+				  sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	me.sin_addr = src_ip;
 	me.sin_port = htons(SROCE_UDP_PORT);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me))) {

@@ -31,8 +31,7 @@
  *   check LOFF LEN SEED [POFF]  "ok" if MR+LOFF holds the pattern
  *                         starting at pattern offset POFF (default 0),
  *                         else "err mismatch at N"
- *   state        "ok state=N" (ibv_query_qp's qp_state: 3 RTR, 4 RTS,
- *                6 ERR)
+ *   state        "ok state=N" (enum ibv_qp_state: 2 RTR, 3 RTS, 6 ERR)
  *   dereg_mr     "ok dereg_ms=N" once ibv_dereg_mr returned (or "err")
  *   quit
  *
