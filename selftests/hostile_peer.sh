@@ -53,8 +53,23 @@ dev_up() {
 	GID=$(roce_gid_index sroce0 $VIP)
 }
 
-# inj SPEC...: one packet (or count=N) from the peer namespace.
-inj() { ip netns exec peer "$INJ" -s $PIP -d $VIP send "$@" > /dev/null; }
+# inj_start: one injector in the peer namespace reads SPECs from a FIFO
+# (fd 7) and answers each on another (fd 8): processes are slow to start
+# under TCG.
+inj_start() {
+	rm -f /tmp/inj.in /tmp/inj.out
+	mkfifo /tmp/inj.in /tmp/inj.out || return 1
+	ip netns exec peer "$INJ" -s $PIP -d $VIP send - < /tmp/inj.in > /tmp/inj.out 2>&1 &
+	INJ_PID=$!
+	exec 7> /tmp/inj.in 8< /tmp/inj.out
+}
+# inj SPEC...: one packet from the peer namespace, sent when this returns.
+inj() {
+	local line
+	echo "$*" >&7 || return 1
+	IFS= read -r -t 30 -u 8 line || { echo "# injector: no answer to $*"; return 1; }
+	[[ $line == sent* ]] || { echo "# injector: $line"; return 1; }
+}
 
 # vic CMD: one command to the victim; its answer in REPLY, success if "ok".
 vic() {
@@ -77,10 +92,21 @@ rx_high() {
 		if (d > h) h = d } END { print h + 0 }' $RX
 }
 
-# counter_moved NAME BEFORE N: NAME reaches BEFORE + N within 10 s.
+# ctr NAME: sroce0's port counter NAME in CTR, without a fork.
+ctr() {
+	CTR=missing
+	read -r CTR < "/sys/class/infiniband/sroce0/ports/1/hw_counters/$1"
+}
+# counter_moved NAME BEFORE N: NAME reaches BEFORE + N within 10 s, and
+# not more.
 counter_moved() {
-	wait_for "[ \$(hw_counter $1) -ge $(($2 + $3)) ]" 10 &&
-		[ "$(hw_counter "$1")" -eq $(($2 + $3)) ]
+	local n
+	for ((n = 0; n < 100; n++)); do
+		ctr "$1" || return 1
+		((CTR >= $2 + $3)) && break
+		sleep 0.1
+	done
+	[ "$CTR" -eq $(($2 + $3)) ] || { echo "# $1 is $CTR, want $(($2 + $3))"; return 1; }
 }
 
 t_ok "veth pair with the far end in netns peer" netns_up || { t_done; exit 1; }
@@ -99,8 +125,13 @@ VQPN=$(sed -n 's/.*qpn=\([0-9]*\).*/\1/p' <<< "$INFO")
 t_ok "victim QP in RTS" test -n "$VQPN"
 [ -n "$VQPN" ] || { kill $LISTEN; t_done; exit 1; }
 
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+echo "# setup done at $(uptime_s) s"
+
 # ---- ACK window ------------------------------------------------------------
-WIN_BEFORE=$(hw_counter ack_out_of_window 2>/dev/null || echo missing)
+t_ok "injector started" inj_start
+ctr ack_out_of_window
+WIN_BEFORE=$CTR
 t_ok "victim posts a $WRITE_LEN-byte WRITE" vic "post_write $WRITE_LEN"
 # The requester sends a window's worth, then waits for an ACK.
 t_ok "first PSNs of the WRITE on the wire" \
@@ -142,7 +173,9 @@ ack_all() {
 	done
 	[ -n "$done" ] && [[ $REPLY == *"status=0 "*"opcode=1 "* ]]
 }
+echo "# spoofing done at $(uptime_s) s"
 t_ok "proper ACKs complete the WRITE with success" ack_all
+echo "# WRITE done at $(uptime_s) s"
 t_ok "every PSN of the WRITE was sent" test "$(($(rx_high) + 1))" -eq $((WRITE_LEN / MTU))
 t_ok "the QP is in RTS" vic_rts
 
@@ -153,13 +186,13 @@ t_ok "victim clears the receive buffer" vic "zero $((3 << 20)) 4096"
 # bad NAME COUNTER SPEC... (NAME only labels the call): the SEND-shaped packet SPEC, aimed at the
 # victim's next expected PSN, is dropped and counted in COUNTER once.
 bad() {
-	local ctr=$2 before rcvd
+	local name=$2 before rcvd
 	shift 2
-	before=$(hw_counter "$ctr")
-	rcvd=$(hw_counter rcvd_pkts)
+	ctr "$name" && before=$CTR
+	ctr rcvd_pkts && rcvd=$CTR
 	inj qpn="$VQPN" psn=$RQ_PSN ackreq=1 "$@" || return 1
-	counter_moved "$ctr" "$before" 1 || { echo "# $ctr $(hw_counter "$ctr")"; return 1; }
-	[ "$(hw_counter rcvd_pkts)" -eq "$rcvd" ] || { echo "# rcvd_pkts moved"; return 1; }
+	counter_moved "$name" "$before" 1 || return 1
+	counter_moved rcvd_pkts "$rcvd" 0 || return 1
 	vic_none 0
 }
 t_ok "bad ICRC: dropped, icrc_errors" bad icrc icrc_errors op=RC_SEND_ONLY len=64 seed=1 icrc=bad
@@ -184,6 +217,7 @@ t_ok "wrong P_Key: dropped, malformed_pkts" bad pkey malformed_pkts \
 t_ok "UDP length short of the packet: dropped, icrc_errors" bad udplen icrc_errors \
 	op=RC_SEND_ONLY len=8 seed=1 udplen=28
 t_ok "the QP is still in RTS" vic_rts
+echo "# malformed done at $(uptime_s) s"
 t_ok "no ACK or NAK answered any of them" test "$(rx_count "^rx RC_ACK qpn=$((PEER_QPN))")" -eq 0
 
 t_ok "a proper SEND ONLY" inj op=RC_SEND_ONLY qpn="$VQPN" psn=$RQ_PSN ackreq=1 len=777 seed=7
@@ -207,6 +241,9 @@ t_ok "... is NAKed Invalid Request at its PSN" \
 echo quit >&"${VICTIM[1]}"
 wait "$VPID"
 t_ok "victim exits 0" test $? -eq 0
+exec 7>&-
+wait $INJ_PID
+t_ok "injector exits 0" test $? -eq 0
 kill $LISTEN 2>/dev/null
 wait $LISTEN
 show_counters
