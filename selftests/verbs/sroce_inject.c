@@ -47,11 +47,13 @@
  * at once, until SECONDS (default 30) pass or COUNT packets came. It never
  * answers: a test sends the ACKs it wants with send.
  *
- *   rx OPNAME qpn=Q psn=P ackreq=A len=L [syn=0xSS kind=ACK|NAK|RNR
- *      code=C msn=M] [va=V rkey=R dmalen=D] [bad=ERR]
+ *   rx OPNAME qpn=Q psn=P ackreq=A len=L crc=0xC [syn=0xSS
+ *      kind=ACK|NAK|RNR code=C msn=M] [va=V rkey=R dmalen=D] [bad=ERR]
  *
  * Q, P, M and lengths are decimal; kind/code decode the AETH syndrome
- * (code is the NAK code or the credit/timer field). A packet the parser
+ * (code is the NAK code or the credit/timer field); C is the CRC-32
+ * (crc32_le from ~0, inverted) of the L payload bytes, pad excluded, for
+ * checking what a victim sent. A packet the parser
  * refuses prints "rx bad=ERR opcode=0xNN len=L".
  *
  * Run it where SRC_IP is a local address (a network namespace on the far
@@ -424,8 +426,10 @@ static void print_rx(const u8 *p, u32 len)
 		       len ? p[0] : 0, len);
 		return;
 	}
-	printf("rx %s qpn=%u psn=%u ackreq=%d len=%u", op_name(pkt.h.opcode),
-	       pkt.h.qpn, pkt.h.psn, pkt.h.ackreq, pkt.payload_len);
+	printf("rx %s qpn=%u psn=%u ackreq=%d len=%u crc=0x%08x",
+	       op_name(pkt.h.opcode), pkt.h.qpn, pkt.h.psn, pkt.h.ackreq,
+	       pkt.payload_len,
+	       ~crc32_le(~0U, p + pkt.payload_off, pkt.payload_len));
 	if (pkt.info->xhdrs & SROCE_XH_AETH)
 		printf(" syn=0x%02x kind=%s code=%u msn=%u", pkt.h.aeth_syn,
 		       kinds[(pkt.h.aeth_syn >> 5) & 3],
