@@ -401,7 +401,6 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_pkt *pkt = &rx->pkt;
 	u32 psn = pkt->h.psn, rd_out, old_psn;
 	bool fatal;
-	s32 span;
 	u8 syn;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
@@ -413,10 +412,15 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	     READ_ONCE(qp->state) != IB_QPS_SQD))
 		goto unlock;
 
-	/* Only PSNs we have sent and not yet seen acknowledged count. */
-	span = sroce_psn_diff(req->high_psn, qp->comp.psn);
-	if (span <= 0 || !sroce_psn_in_window(psn, qp->comp.psn, span))
+	/*
+	 * Only PSNs sent and not yet acknowledged count, not every PSN the
+	 * WQEs were given: a large message has far more PSNs than are ever
+	 * on the wire, and an ACK for one never sent is stale or forged.
+	 */
+	if (!sroce_psn_in_range(psn, qp->comp.psn, req->sent_psn)) {
+		sroce_count(qp->dev, SROCE_CNT_ACK_OUT_OF_WINDOW);
 		goto unlock;
+	}
 
 	old_psn = qp->comp.psn;
 	rd_out = req->rd_out;

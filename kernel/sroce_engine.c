@@ -67,6 +67,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	qp->req.stopped = false;
 	qp->req.psn = 0;
 	qp->req.high_psn = 0;
+	qp->req.sent_psn = 0;
 	qp->req.ackreq_psn = 0;
 	qp->comp.psn = 0;
 	qp->comp.retry_cnt = 7;
@@ -110,6 +111,7 @@ int sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_SQ_PSN) {
 		qp->req.psn = attr->sq_psn & SROCE_PSN_MASK;
 		qp->req.high_psn = qp->req.psn;
+		qp->req.sent_psn = qp->req.psn;
 		qp->req.ackreq_psn = sroce_psn_sub(qp->req.psn, 1);
 		qp->comp.psn = qp->req.psn;
 	}

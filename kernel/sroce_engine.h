@@ -71,6 +71,7 @@ struct sroce_req {
 	u32 nfetched;			/* fetched and not yet retired */
 	u32 cur;			/* WQEs (from @oldest) fully sent */
 	u32 high_psn;			/* one past the highest PSN assigned */
+	u32 sent_psn;			/* one past the highest PSN sent */
 	u32 ackreq_psn;			/* last PSN sent with AckReq */
 	u32 rd_out;			/* READ/atomic WQEs awaiting responses */
 	bool rnr_wait;			/* sending paused by an RNR NAK */

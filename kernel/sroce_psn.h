@@ -63,4 +63,24 @@ static inline bool sroce_psn_in_window(u32 psn, u32 start, u32 n)
 	return ((psn - start) & SROCE_PSN_MASK) < n;
 }
 
+/*
+ * True iff psn is one of start, start + 1, ..., end - 1.  Unlike a signed
+ * sroce_psn_diff(end, start), the range may cover up to 2^24 - 1 PSNs: a
+ * 2 GiB READ at a 256-byte MTU opens 2^23, half the space.
+ */
+static inline bool sroce_psn_in_range(u32 psn, u32 start, u32 end)
+{
+	return sroce_psn_in_window(psn, start, (end - start) & SROCE_PSN_MASK);
+}
+
+/*
+ * Of a and b, the one lying further ahead of base (both at or after it,
+ * at most 2^24 - 1 PSNs away).
+ */
+static inline u32 sroce_psn_furthest(u32 base, u32 a, u32 b)
+{
+	return ((a - base) & SROCE_PSN_MASK) >= ((b - base) & SROCE_PSN_MASK) ?
+	       a : b;
+}
+
 #endif /* SROCE_PSN_H */

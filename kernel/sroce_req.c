@@ -397,6 +397,9 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		st->sent = off + paylen;
 		req->psn = sroce_psn_next(h.psn);
 	}
+	/* The most an ACK may cover; a go-back-N resend stays below it. */
+	req->sent_psn = sroce_psn_furthest(qp->comp.psn, req->psn,
+					   req->sent_psn);
 	if (last) {
 		req->cur++;
 		if (!req_is_rc(qp)) {

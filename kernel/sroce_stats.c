@@ -31,6 +31,8 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_TX_WAITS].name = "tx_budget_waits",
 	[SROCE_CNT_TX_BATCHES].name = "tx_batches",
 	[SROCE_CNT_DOORBELLS].name = "sq_doorbells",
+	/* ACKs, NAKs and responses for PSNs not sent or already acked */
+	[SROCE_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
 };
 
 /* A counter added to the enum without a name would show up blank. */

@@ -32,6 +32,34 @@ static void test_psn(void)
 	       !sroce_psn_in_window(0xfffffd, 0xfffffe, 4),
 	       "window excludes neighbours");
 	tap_ok(!sroce_psn_in_window(7, 7, 0), "empty window is empty");
+
+	/*
+	 * The completer's ACK window, [oldest unacked, one past highest
+	 * sent).  A 2 GiB READ at MTU 256 spans 2^23 PSNs: a signed
+	 * distance calls that negative, and every response was dropped.
+	 */
+	tap_ok(sroce_psn_diff(0x800000, 0) < 0,
+	       "a 2^23 span is negative as a signed distance");
+	tap_ok(sroce_psn_in_range(0, 0, 0x800000) &&
+	       sroce_psn_in_range(5, 0, 0x800000) &&
+	       sroce_psn_in_range(0x7fffff, 0, 0x800000),
+	       "a 2^23-PSN range holds its first, middle and last PSN");
+	tap_ok(!sroce_psn_in_range(0x800000, 0, 0x800000) &&
+	       !sroce_psn_in_range(0xffffff, 0, 0x800000),
+	       "a 2^23-PSN range excludes its end and what is before it");
+	tap_ok(sroce_psn_in_range(0xffff00, 0xffff00, 0x7fff00) &&
+	       sroce_psn_in_range(0x7ffeff, 0xffff00, 0x7fff00) &&
+	       !sroce_psn_in_range(0x7fff00, 0xffff00, 0x7fff00),
+	       "a 2^23-PSN range across the wrap");
+	tap_ok(sroce_psn_in_range(0xfffffd, 0xffffff, 0xfffffe) &&
+	       !sroce_psn_in_range(0xfffffe, 0xffffff, 0xfffffe) &&
+	       !sroce_psn_in_range(0xfffffe, 0xffffff, 0xffffff),
+	       "2^24 - 1 PSNs, and an empty range");
+	TAP_EQ(sroce_psn_furthest(0xfffff0, 0x10, 0xfffff8), 0x10,
+	       "furthest across the wrap");
+	TAP_EQ(sroce_psn_furthest(0, 0x800000, 0x200), 0x800000,
+	       "furthest at half the space");
+	TAP_EQ(sroce_psn_furthest(7, 7, 9), 9, "furthest of base and more");
 }
 
 static void test_keys(void)

@@ -1,0 +1,252 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 1
+# timeout: 400
+#
+# A hostile peer on a veth pair: sroce0 runs on veth0, the far end veth1
+# sits in the network namespace "peer", where sroce_inject plays the remote
+# RC QP byte by byte. sroce_victim owns the local QP and is driven through
+# a coprocess.
+#
+# ACK window: the victim posts a WRITE of many more PSNs than the requester
+# keeps in flight, the injector stays silent, then spoofs an ACK for a PSN
+# assigned but not sent (even the WQE's last PSN), a NAK beyond what was
+# sent, and ACK/NAKs far away. None may complete or fail the WQE; each is
+# counted in ack_out_of_window. Then proper ACKs complete it.
+#
+# Malformed packets: bad ICRC, truncated headers, bad pad, unknown opcode,
+# a UD/UC opcode to the RC QP, wrong P_Key, a UDP length past the packet;
+# each aimed at the QP's expected PSN with a receive posted, each dropped
+# and counted, and after all of them a proper SEND arrives intact.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+
+INJ=$VERBS_BIN/sroce_inject
+VIC=$VERBS_BIN/sroce_victim
+VIP=10.88.0.1
+PIP=10.88.0.2
+PEER_QPN=0x1234
+SQ_PSN=$((0xfffc00))	# the WRITE's PSNs wrap past 2^24
+RQ_PSN=$((0x100))
+MTU=1024
+WRITE_LEN=$((2 << 20))	# 2048 PSNs, four times the requester's window
+RX=/tmp/inject.rx
+
+psn() { echo $(($1 & 0xffffff)); }
+
+netns_up() {
+	modprobe veth || return 1
+	ip netns add peer || return 1
+	ip link add veth0 type veth peer name veth1 netns peer || return 1
+	ip addr add $VIP/24 dev veth0 &&
+		ip link set veth0 up &&
+		ip -n peer addr add $PIP/24 dev veth1 &&
+		ip -n peer link set veth1 up &&
+		ip -n peer link set lo up
+}
+
+dev_up() {
+	load_sroce || return 1
+	add_sroce_link sroce0 veth0 || return 1
+	wait_for "grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state" 60 || return 1
+	wait_for "roce_gid_index sroce0 $VIP > /dev/null" 60 || return 1
+	GID=$(roce_gid_index sroce0 $VIP)
+}
+
+# inj_start: one injector in the peer namespace reads SPECs from a FIFO
+# (fd 7) and answers each on another (fd 8): processes are slow to start
+# under TCG.
+inj_start() {
+	rm -f /tmp/inj.in /tmp/inj.out
+	mkfifo /tmp/inj.in /tmp/inj.out || return 1
+	ip netns exec peer "$INJ" -s $PIP -d $VIP send - < /tmp/inj.in > /tmp/inj.out 2>&1 &
+	INJ_PID=$!
+	exec 7> /tmp/inj.in 8< /tmp/inj.out
+}
+# inj SPEC...: one packet from the peer namespace, sent when this returns.
+inj() {
+	local line
+	echo "$*" >&7 || return 1
+	IFS= read -r -t 30 -u 8 line || { echo "# injector: no answer to $*"; return 1; }
+	[[ $line == sent* ]] || { echo "# injector: $line"; return 1; }
+}
+
+# vic CMD: one command to the victim; its answer in REPLY, success if "ok".
+vic() {
+	echo "$*" >&"${VICTIM[1]}" || return 1
+	IFS= read -r -t 60 -u "${VICTIM[0]}" REPLY || { echo "# victim: no answer to $*"; return 1; }
+	echo "# victim: $* -> $REPLY"
+	[[ $REPLY == ok* ]]
+}
+
+# vic_none MS: no completion within MS.
+vic_none() { vic "poll $1" && [ "$REPLY" = "ok none" ]; }
+vic_rts() { vic state && [ "$REPLY" = "ok state=3" ]; }
+
+# rx_count PATTERN: packets the injector got whose line matches PATTERN.
+rx_count() { grep -c -- "$1" $RX; }
+# rx_high: the highest WRITE PSN the injector saw, relative to SQ_PSN.
+rx_high() {
+	awk -v base=$SQ_PSN '/^rx RC_WRITE/ {
+		sub("psn=", "", $4); d = ($4 - base + 16777216) % 16777216
+		if (d > h) h = d } END { print h + 0 }' $RX
+}
+
+# ctr NAME: sroce0's port counter NAME in CTR, without a fork.
+ctr() {
+	CTR=missing
+	read -r CTR < "/sys/class/infiniband/sroce0/ports/1/hw_counters/$1"
+}
+# counter_moved NAME BEFORE N: NAME reaches BEFORE + N within 10 s, and
+# not more.
+counter_moved() {
+	local n
+	for ((n = 0; n < 100; n++)); do
+		ctr "$1" || return 1
+		((CTR >= $2 + $3)) && break
+		sleep 0.1
+	done
+	[ "$CTR" -eq $(($2 + $3)) ] || { echo "# $1 is $CTR, want $(($2 + $3))"; return 1; }
+}
+
+t_ok "veth pair with the far end in netns peer" netns_up || { t_done; exit 1; }
+t_ok "sroce0 on veth0" dev_up || { t_done; exit 1; }
+
+ip netns exec peer "$INJ" -s $PIP listen -t 350 > $RX 2>&1 &
+LISTEN=$!
+t_ok "injector listening" wait_for "grep -q listening $RX" 30
+
+coproc VICTIM { "$VIC" -d sroce0 -g "$GID" -r $PIP -q $PEER_QPN -p $SQ_PSN \
+	-P $RQ_PSN -m $MTU -s $((4 << 20)) 2>&1; }
+VPID=$VICTIM_PID
+IFS= read -r -t 60 -u "${VICTIM[0]}" INFO
+echo "# victim: $INFO"
+VQPN=$(sed -n 's/.*qpn=\([0-9]*\).*/\1/p' <<< "$INFO")
+t_ok "victim QP in RTS" test -n "$VQPN"
+[ -n "$VQPN" ] || { kill $LISTEN; t_done; exit 1; }
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+echo "# setup done at $(uptime_s) s"
+
+# ---- ACK window ------------------------------------------------------------
+t_ok "injector started" inj_start
+ctr ack_out_of_window
+WIN_BEFORE=$CTR
+t_ok "victim posts a $WRITE_LEN-byte WRITE" vic "post_write $WRITE_LEN"
+# The requester sends a window's worth, then waits for an ACK.
+t_ok "first PSNs of the WRITE on the wire" \
+	wait_for "[ \$(rx_count '^rx RC_WRITE') -ge 512 ]" 60
+SENT=$(($(rx_high) + 1))
+t_ok "the injector saw every one of them" test "$(rx_count '^rx RC_WRITE')" -eq $SENT
+echo "# $SENT PSNs sent of $((WRITE_LEN / MTU))"
+t_ok "the window is smaller than the message" test $SENT -lt $((WRITE_LEN / MTU))
+
+LAST=$(psn $((SQ_PSN + WRITE_LEN / MTU - 1)))
+inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN + SENT + 100)))" msn=0
+inj op=RC_ACK qpn="$VQPN" psn="$LAST" msn=1
+t_ok "(a) ACKs for PSNs assigned but not sent complete nothing" vic_none 1000
+t_ok "(a) ... and are counted in ack_out_of_window" counter_moved ack_out_of_window "$WIN_BEFORE" 2
+inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN + SENT + 10)))" syn=0x62 msn=0
+t_ok "(b) a NAK beyond the sent PSNs fails nothing" vic_none 1000
+t_ok "(b) ... the QP is still in RTS" vic_rts
+t_ok "(b) ... and it is counted" counter_moved ack_out_of_window "$WIN_BEFORE" 3
+inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN + 0x800000 + 7)))" msn=0
+inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN - 5000)))" syn=0x61 msn=0
+inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN + 0x400000)))" syn=0x63 msn=0
+t_ok "(c) ACK/NAKs with PSNs far away change nothing" vic_none 1000
+t_ok "(c) ... the QP is still in RTS" vic_rts
+t_ok "(c) ... and they are counted" counter_moved ack_out_of_window "$WIN_BEFORE" 6
+t_ok "no PSN beyond the window was sent meanwhile" test "$(($(rx_high) + 1))" -eq $SENT
+
+# Now acknowledge what was sent, window by window, until the WQE completes.
+ack_all() {
+	local n high done=
+	for ((n = 0; n < 40; n++)); do
+		high=$(rx_high)
+		inj op=RC_ACK qpn="$VQPN" psn="$(psn $((SQ_PSN + high)))" msn=0
+		vic "poll 300" || return 1
+		if [ "$REPLY" != "ok none" ]; then
+			done=1
+			break
+		fi
+		wait_for "[ \$(rx_high) -gt $high ]" 30 || return 1
+	done
+	[ -n "$done" ] && [[ $REPLY == *"status=0 "*"opcode=1 "* ]]
+}
+echo "# spoofing done at $(uptime_s) s"
+t_ok "proper ACKs complete the WRITE with success" ack_all
+echo "# WRITE done at $(uptime_s) s"
+t_ok "every PSN of the WRITE was sent" test "$(($(rx_high) + 1))" -eq $((WRITE_LEN / MTU))
+t_ok "the QP is in RTS" vic_rts
+
+# ---- malformed packets -------------------------------------------------------
+t_ok "victim posts a receive" vic "post_recv 4096 $((3 << 20))"
+t_ok "victim clears the receive buffer" vic "zero $((3 << 20)) 4096"
+
+# bad NAME COUNTER SPEC... (NAME only labels the call): the SEND-shaped packet SPEC, aimed at the
+# victim's next expected PSN, is dropped and counted in COUNTER once.
+bad() {
+	local name=$2 before rcvd
+	shift 2
+	ctr "$name" && before=$CTR
+	ctr rcvd_pkts && rcvd=$CTR
+	inj qpn="$VQPN" psn=$RQ_PSN ackreq=1 "$@" || return 1
+	counter_moved "$name" "$before" 1 || return 1
+	counter_moved rcvd_pkts "$rcvd" 0 || return 1
+	vic_none 0
+}
+t_ok "bad ICRC: dropped, icrc_errors" bad icrc icrc_errors op=RC_SEND_ONLY len=64 seed=1 icrc=bad
+t_ok "truncated BTH: dropped, malformed_pkts" bad trunc malformed_pkts op=RC_SEND_ONLY cut=4
+t_ok "truncated RETH: dropped, malformed_pkts" bad treth malformed_pkts \
+	op=RC_WRITE_ONLY va=0 rkey=0 dmalen=8 cut=10
+t_ok "bad pad: dropped, malformed_pkts" bad pad malformed_pkts \
+	op=RC_SEND_ONLY len=5 seed=1 padbytes=0
+t_ok "pad count larger than the payload: dropped, malformed_pkts" bad pad2 malformed_pkts \
+	op=RC_SEND_ONLY len=0 pad=3 padbytes=0
+t_ok "bad transport version: dropped, malformed_pkts" bad tver malformed_pkts \
+	op=RC_SEND_ONLY len=8 seed=1 tver=1
+t_ok "unknown opcode: dropped, malformed_pkts" bad unknown malformed_pkts \
+	op=RC_SEND_ONLY len=8 seed=1 rawop=0x1f
+t_ok "UD opcode to an RC QP: dropped, malformed_pkts" bad ud malformed_pkts \
+	op=UD_SEND_ONLY len=8 seed=1 qkey=1 sqp=5
+t_ok "UC opcode to an RC QP: dropped, malformed_pkts" bad uc malformed_pkts \
+	op=UC_SEND_ONLY len=8 seed=1
+t_ok "wrong P_Key: dropped, malformed_pkts" bad pkey malformed_pkts \
+	op=RC_SEND_ONLY len=8 seed=1 pkey=0x1234
+# UDP length 4 short of the packet's: UDP trims it, the ICRC then fails.
+t_ok "UDP length short of the packet: dropped, icrc_errors" bad udplen icrc_errors \
+	op=RC_SEND_ONLY len=8 seed=1 udplen=28
+t_ok "the QP is still in RTS" vic_rts
+echo "# malformed done at $(uptime_s) s"
+t_ok "no ACK or NAK answered any of them" test "$(rx_count "^rx RC_ACK qpn=$((PEER_QPN))")" -eq 0
+
+t_ok "a proper SEND ONLY" inj op=RC_SEND_ONLY qpn="$VQPN" psn=$RQ_PSN ackreq=1 len=777 seed=7
+# vic_wc MS PATTERN: a completion within MS that matches PATTERN.
+# shellcheck disable=SC2053 # PATTERN is a glob
+vic_wc() { vic "poll $1" && [[ $REPLY == $2 ]]; }
+t_ok "... completes the receive with 777 bytes" vic_wc 10000 '*status=0 *len=777'
+t_ok "... whose bytes are right" vic "check $((3 << 20)) 777 7"
+t_ok "... and is ACKed at its PSN" \
+	wait_for "grep -q '^rx RC_ACK qpn=$((PEER_QPN)) psn=$RQ_PSN .*kind=ACK' $RX" 10
+
+# Last, as it ends the QP: a WRITE whose payload is shorter than its RETH
+# says is an Invalid Request; the responder NAKs it (IBA 9.7.5.2.3).
+NEXT=$(psn $((RQ_PSN + 1)))
+t_ok "a WRITE ONLY shorter than its DMA length" inj op=RC_WRITE_ONLY qpn="$VQPN" \
+	psn="$NEXT" ackreq=1 va="$(sed -n 's/.*va=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")" \
+	rkey="$(sed -n 's/.*rkey=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")" dmalen=64 len=32 seed=2
+t_ok "... is NAKed Invalid Request at its PSN" \
+	wait_for "grep -q '^rx RC_ACK qpn=$((PEER_QPN)) psn=$NEXT .*kind=NAK code=1 ' $RX" 10
+
+echo quit >&"${VICTIM[1]}"
+wait "$VPID"
+t_ok "victim exits 0" test $? -eq 0
+exec 7>&-
+wait $INJ_PID
+t_ok "injector exits 0" test $? -eq 0
+kill $LISTEN 2>/dev/null
+wait $LISTEN
+show_counters
+t_ok "rdma link delete" rdma link delete sroce0
+t_ok "rmmod sroce" rmmod sroce
+t_done
