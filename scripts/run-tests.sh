@@ -16,6 +16,7 @@
 #   # vms: 0         run the script on the host (it may call scripts/vm.sh)
 #   # timeout: N     seconds (default 300 per VM run, 600 for host tests)
 #   # mtu: N         eth0 MTU in the guests (default 1500)
+#   # cpus: N        vCPUs per guest (default 1); such a test takes N slots
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,7 +71,7 @@ indent() { sed -e 's/^/    /'; }
 # run_one NAME: run one test; its output, exit status and seconds land in
 # $RESULTS/NAME/{output,rc,secs}.
 run_one() {
-	local n=$1 res=$RESULTS/$1 t0 rc f vms to mtu
+	local n=$1 res=$RESULTS/$1 t0 rc f vms to mtu cpus
 	t0=$(date +%s)
 	if [[ $n == unit ]]; then
 		make -s -C "$ROOT/selftests/unit" check > "$res/output" 2>&1
@@ -84,6 +85,7 @@ run_one() {
 		vms=$(header "$f" vms)
 		to=$(header "$f" timeout)
 		mtu=$(header "$f" mtu)
+		cpus=$(header "$f" cpus)
 		if [[ -z $vms ]]; then
 			echo "missing '# vms: N' header in $f" > "$res/output"
 			rc=2
@@ -92,7 +94,7 @@ run_one() {
 				bash "$f" > "$res/output" 2>&1 < /dev/null
 			rc=$?
 		else
-			"$ROOT/scripts/vm.sh" -n "$vms" -t "${to:-300}" --mtu "${mtu:-1500}" \
+			"$ROOT/scripts/vm.sh" -n "$vms" -c "${cpus:-1}" -t "${to:-300}" --mtu "${mtu:-1500}" \
 				-o "$res" "$f" > "$res/output" 2>&1 < /dev/null
 			rc=$?
 		fi
@@ -107,9 +109,12 @@ run_one() {
 JOBS=${SROCE_TEST_JOBS:-2}
 ((JOBS >= 1)) || JOBS=1
 weight() { # NAME
-	local vms=1
-	[[ -f $ROOT/selftests/$1.sh ]] && vms=$(header "$ROOT/selftests/$1.sh" vms)
-	((${vms:-1} >= 2)) && echo "$JOBS" || echo 1
+	local vms=1 cpus=1 f=$ROOT/selftests/$1.sh
+	if [[ -f $f ]]; then
+		vms=$(header "$f" vms)
+		cpus=$(header "$f" cpus)
+	fi
+	((${vms:-1} >= 2 || ${cpus:-1} >= 2)) && echo "$JOBS" || echo 1
 }
 
 # Results of an earlier run must not be taken for this one's: report()

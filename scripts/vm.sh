@@ -10,6 +10,7 @@
 #   -o DIR          results folder (default build/results/<script name>)
 #   -t SECONDS      wall-clock limit per run; qemu is killed after it (300)
 #   -m MB           memory per VM (default 1024)
+#   -c N            vCPUs per VM (default 1)
 #   --mtu N         eth0 MTU in the guests (default 1500)
 #   --stage DIR     staged install laid over the guest root (default build/stage;
 #                   "none" for no stage)
@@ -26,7 +27,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${SROCE_CACHE:-$ROOT/.cache}
 KDIR=$CACHE/kernel/$KVER
 
-NVMS=1 RES='' TIMEOUT=300 MEM=1024 MTU=1500 STAGE=$ROOT/build/stage SLUB=1 QUIET=0
+NVMS=1 RES='' TIMEOUT=300 MEM=1024 CPUS=1 MTU=1500 STAGE=$ROOT/build/stage SLUB=1 QUIET=0
 usage() { sed -n '/^# Usage/,/^# 2 usage/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -34,6 +35,7 @@ while (($#)); do
 	-o) RES=$2; shift 2 ;;
 	-t) TIMEOUT=$2; shift 2 ;;
 	-m) MEM=$2; shift 2 ;;
+	-c) CPUS=$2; shift 2 ;;
 	--mtu) MTU=$2; shift 2 ;;
 	--stage) STAGE=$2; shift 2 ;;
 	--no-slub-debug) SLUB=0; shift ;;
@@ -48,7 +50,7 @@ done
 SCRIPT=$(realpath "$1") || exit 2
 [[ -f $SCRIPT ]] || { echo "vm.sh: no such script $1" >&2; exit 2; }
 [[ $NVMS == 1 || $NVMS == 2 ]] || { echo "vm.sh: -n must be 1 or 2" >&2; exit 2; }
-[[ $MTU =~ ^[0-9]+$ && $TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ ]] || usage
+[[ $MTU =~ ^[0-9]+$ && $TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ && $CPUS =~ ^[1-8]$ ]] || usage
 [[ -f $KDIR/.done ]] || { echo "vm.sh: $KDIR missing; run make deps" >&2; exit 2; }
 if [[ $STAGE == none ]]; then
 	STAGE=
@@ -129,7 +131,7 @@ start_vm() { # id netdev-args
 	# status file then fails the run.
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 		-nodefaults -no-user-config -nographic -no-reboot \
-		-machine q35 -cpu max -accel tcg -smp 1 -m "$MEM" \
+		-machine q35 -cpu max -accel tcg -smp "$CPUS" -m "$MEM" \
 		-kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$INITRD" \
 		-append "$append" \
 		-serial "file:$RES/vm$id.console" -monitor none \
