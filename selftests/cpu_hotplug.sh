@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 1
+# cpus: 2
+# timeout: 500
+#
+# CPU 1 goes offline and online again, over and over, while loopback RC
+# traffic runs on sroce0 (ibv_rc_pingpong -c, every buffer checked, and
+# ib_write_bw): the traffic completes, its QPs are destroyed when the
+# programs exit (no reference may be left on a dead CPU's list), and the
+# device and module go away.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+
+ONLINE=/sys/devices/system/cpu/cpu1/online
+t_ok "two CPUs, CPU 1 can go offline" test "$(nproc)" = 2 -a -w $ONLINE || { t_done; exit 1; }
+t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
+
+# toggle PID...: CPU 1 off and on until every PID has exited; counts rounds.
+toggle() {
+	local rounds=0 p alive
+	while :; do
+		alive=
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ -n "$alive" ] || break
+		echo 0 > $ONLINE || return 1
+		sleep 0.3
+		echo 1 > $ONLINE || return 1
+		sleep 0.3
+		rounds=$((rounds + 1))
+	done
+	echo "$rounds offline/online rounds"
+	TOGGLES=$rounds
+}
+
+# traffic: an rc_pingpong pair and an ib_write_bw pair in loopback,
+# with CPU 1 toggled until all four have exited.
+traffic() {
+	local ps pc ws wc rc=0
+	timeout 300 ibv_rc_pingpong -d sroce0 -g "$GID" -p 18950 -c -n 3000 -s 4096 > /tmp/pp.srv 2>&1 &
+	ps=$!
+	timeout 300 ib_write_bw -d sroce0 -x "$GID" -F -p 18951 -s 65536 -n 3000 > /tmp/bw.srv 2>&1 &
+	ws=$!
+	wait_for "tcp_listening 18950 && tcp_listening 18951" 60 || return 1
+	timeout 300 ibv_rc_pingpong -d sroce0 -g "$GID" -p 18950 -c -n 3000 -s 4096 "$(my_ip)" > /tmp/pp.cli 2>&1 &
+	pc=$!
+	timeout 300 ib_write_bw -d sroce0 -x "$GID" -F -p 18951 -s 65536 -n 3000 "$(my_ip)" > /tmp/bw.cli 2>&1 &
+	wc=$!
+	toggle $ps $pc $ws $wc || rc=1
+	for p in $ps $pc $ws $wc; do wait $p || rc=1; done
+	tail -n 2 /tmp/pp.cli /tmp/bw.cli
+	[ $rc = 0 ] && grep -q '3000 iters in' /tmp/pp.cli && grep -q '3000 iters in' /tmp/pp.srv
+}
+t_ok "rc_pingpong and ib_write_bw complete while CPU 1 goes off and on" traffic
+t_ok "CPU 1 went offline and online at least 3 times meanwhile" test "${TOGGLES:-0}" -ge 3
+t_ok "CPU 1 back online" test "$(cat $ONLINE)" = 1
+nqp() { rdma resource show qp 2>/dev/null | grep -c 'comm \(ibv_rc_pingpong\|ib_write_bw\)'; }
+t_ok "their QPs are gone" wait_for '[ $(nqp) = 0 ]' 30
+t_ok "rdma link delete sroce0" timeout 60 rdma link delete sroce0
+t_ok "rmmod sroce" timeout 60 rmmod sroce
+t_done
