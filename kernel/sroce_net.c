@@ -410,6 +410,11 @@ bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken)
 		   (woken || list_empty(&dev->tx_waiters))))
 		return false;
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	if (unlikely(qp->req.tx_dead)) {
+		/* Being destroyed: send nothing more, and stay unlisted. */
+		spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
+		return true;
+	}
 	if (list_empty(&qp->req.tx_wait))
 		list_add_tail(&qp->req.tx_wait, &dev->tx_waiters);
 	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
@@ -438,13 +443,19 @@ bool sroce_net_tx_moved(struct sroce_qp *qp)
 	return moved;
 }
 
-/* Take a stopping QP off the wait list before it can be freed. */
+/*
+ * Take a QP being destroyed off the wait list before it can be freed, for
+ * good: its responder tasklet, ACK timer or requester work may still run
+ * until they are stopped, and a QP they listed again would be walked by
+ * sroce_tx_wake() (from any later sock_wfree()) after its memory is gone.
+ */
 void sroce_net_tx_unwait(struct sroce_qp *qp)
 {
 	struct sroce_dev *dev = qp->dev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	qp->req.tx_dead = true;
 	list_del_init(&qp->req.tx_wait);
 	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
 }
