@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
-# timeout: 600
+# timeout: 450
 #
 # Debian's qperf 0.4.11, a client nobody here wrote, over rdma_cm (-cm1)
 # against sroce0: VM 1 runs the qperf server, VM 2 one client run of the
@@ -76,7 +76,7 @@ if [ "$VM_ID" = 1 ]; then
 	sed 's/^/# srv: /' /tmp/qperf_srv.out
 else
 	t_ok "qperf -cm1 ${TESTS[*]}" client qperf \
-		timeout 300 qperf -cm1 -t 2 -m 65536 "$(peer_ip)" "${TESTS[@]}"
+		timeout 200 qperf -cm1 -t 2 -m 65536 "$(peer_ip)" "${TESTS[@]}"
 	vm_put qperf_cli done
 	t_ok "a positive figure for each test" results_ok /tmp/qperf.out
 fi
