@@ -61,6 +61,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	spin_lock_init(&qp->req.lock);
 	spin_lock_init(&qp->req.sched_lock);
 	INIT_LIST_HEAD(&qp->req.tx_wait);
+	qp->req.tx_dead = false;
 	timer_setup(&qp->req.retry_timer, sroce_comp_retry_timer, 0);
 	timer_setup(&qp->comp.rnr_timer, sroce_comp_rnr_timer, 0);
 	INIT_WORK(&qp->req.work, sroce_req_work);

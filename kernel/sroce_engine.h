@@ -82,6 +82,7 @@ struct sroce_req {
 	bool err_raised;		/* ... and sroce_qp_error() was called */
 	bool no_db;			/* SROCE_RING_F_NO_DOORBELL is set */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
+	bool tx_dead;			/* teardown began: never listed again */
 	struct sroce_txb txb;		/* flushed before @lock is dropped */
 	/* RC: the newest packet, sent when the next is built or run ends */
 	struct sk_buff *held;

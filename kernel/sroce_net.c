@@ -381,9 +381,10 @@ static void sroce_tx_write_space(struct sock *sk)
 	struct sroce_dev *dev;
 	int left;
 
+	/* All of it under RCU: see sroce_net_dev_fini(). */
+	rcu_read_lock();
 	/* Pairs with the barrier in sroce_net_tx_busy(). */
 	smp_mb();
-	rcu_read_lock();
 	dev = rcu_dereference_sk_user_data(sk);
 	if (dev) {
 		atomic_inc(&dev->tx_freed);
@@ -410,6 +411,11 @@ bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken)
 		   (woken || list_empty(&dev->tx_waiters))))
 		return false;
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	if (unlikely(qp->req.tx_dead)) {
+		/* Being destroyed: send nothing more, and stay unlisted. */
+		spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
+		return true;
+	}
 	if (list_empty(&qp->req.tx_wait))
 		list_add_tail(&qp->req.tx_wait, &dev->tx_waiters);
 	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
@@ -438,16 +444,29 @@ bool sroce_net_tx_moved(struct sroce_qp *qp)
 	return moved;
 }
 
-/* Take a stopping QP off the wait list before it can be freed. */
+/*
+ * Take a QP being destroyed off the wait list before it can be freed, for
+ * good: its responder tasklet, ACK timer or requester work may still run
+ * until they are stopped, and a QP they listed again would be walked by
+ * sroce_tx_wake() (from any later sock_wfree()) after its memory is gone.
+ */
 void sroce_net_tx_unwait(struct sroce_qp *qp)
 {
 	struct sroce_dev *dev = qp->dev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->tx_wait_lock, flags);
+	qp->req.tx_dead = true;
 	list_del_init(&qp->req.tx_wait);
 	spin_unlock_irqrestore(&dev->tx_wait_lock, flags);
 }
+
+/*
+ * What a fresh socket's sk_write_space is: core kernel text, the same for
+ * every socket, and harmless on a released one.  Stored back when the
+ * netdev holds our skbs past dealloc_driver (sroce_net_dev_fini()).
+ */
+static void (*sroce_sk_write_space_orig)(struct sock *sk);
 
 /*
  * The budget's socket: a plain kernel UDP socket, never bound, used only
@@ -465,6 +484,7 @@ int sroce_net_dev_init(struct sroce_dev *dev)
 	if (err)
 		return err;
 	write_lock_bh(&sock->sk->sk_callback_lock);
+	WRITE_ONCE(sroce_sk_write_space_orig, sock->sk->sk_write_space);
 	sock->sk->sk_write_space = sroce_tx_write_space;
 	rcu_assign_sk_user_data(sock->sk, dev);
 	write_unlock_bh(&sock->sk->sk_callback_lock);
@@ -478,10 +498,14 @@ int sroce_net_dev_init(struct sroce_dev *dev)
  * its TX ring holds only after that.  sock_wfree() may call
  * sroce_tx_write_space() until the netdev has freed every charged skb;
  * the skb's last byte is uncharged only after the call returned, so a
- * zero count means no call is running.  A netdev that holds our skbs
- * for longer pins the module instead, for good: the callback (which then
- * finds no device and returns) must stay callable, and a refused rmmod is
- * better than a jump into freed module text.
+ * zero count means no call is running.
+ *
+ * A netdev may hold our skbs for longer (a netem delay, a stalled ring).
+ * Pinning the module then does not help: on the rmmod path its exit is
+ * already running and a reference taken now does not stop the unload, so
+ * a later free would jump into freed text.  The socket gets its own
+ * callback back instead.  A call of ours already under way runs its body
+ * under RCU, mostly from softirq; the grace period waits it out.
  */
 void sroce_net_dev_fini(struct sroce_dev *dev)
 {
@@ -497,9 +521,13 @@ void sroce_net_dev_fini(struct sroce_dev *dev)
 	while (sk_wmem_alloc_get(sk) && time_before(jiffies, until))
 		msleep(20);
 	if (sk_wmem_alloc_get(sk)) {
-		pr_warn("sroce: %s: the netdev still holds %d bytes of our packets; module pinned\n",
+		pr_warn("sroce: %s: the netdev still holds %d bytes of our packets; released without us\n",
 			dev_name(&dev->ibdev.dev), sk_wmem_alloc_get(sk));
-		__module_get(THIS_MODULE);
+		write_lock_bh(&sk->sk_callback_lock);
+		WRITE_ONCE(sk->sk_write_space,
+			   READ_ONCE(sroce_sk_write_space_orig));
+		write_unlock_bh(&sk->sk_callback_lock);
+		synchronize_rcu();
 	}
 	sock_release(dev->txsk);
 	dev->txsk = NULL;

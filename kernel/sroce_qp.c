@@ -473,6 +473,17 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	spin_lock_irqsave(&qp->state_spin, flags);
+	/*
+	 * The engine fails a QP under state_spin alone, so it may have moved
+	 * it to ERR since the check above: then only what the spec allows
+	 * from ERR may go on, or a zombie would come back to life.
+	 */
+	if (qp->state != cur &&
+	    !ib_modify_qp_is_ok(qp->state, next, ibqp->qp_type, mask)) {
+		spin_unlock_irqrestore(&qp->state_spin, flags);
+		err = -EINVAL;
+		goto out;
+	}
 	if (mask & IB_QP_AV)
 		qp->av = av;
 	sroce_qp_apply_attr(qp, attr, mask);

@@ -21,7 +21,7 @@ PKGS=(
 	gcc make clang sparse perl pkg-config
 	qemu-system-x86 busybox-static kmod cpio xz-utils rsync
 	iproute2 iputils-ping procps ethtool tcpdump iperf3
-	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev
 	gnuplot-nox nvme-cli fio
 )
