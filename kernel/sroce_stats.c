@@ -31,6 +31,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_TX_WAITS].name = "tx_budget_waits",
 	[SROCE_CNT_TX_BATCHES].name = "tx_batches",
 	[SROCE_CNT_DOORBELLS].name = "sq_doorbells",
+	[SROCE_CNT_DUP_READ_REFUSED].name = "dup_read_refused",
 };
 
 /* A counter added to the enum without a name would show up blank. */
