@@ -189,9 +189,9 @@ struct sroce_mr {
 	atomic_t num_mw;		/* windows bound to this MR */
 	bool dying;			/* deregistration has started */
 	/*
-	 * Held for reading around every copy; written (under @lock) to
-	 * change state, the translation, @gen or @mw_gen, which so waits
-	 * only for the copies in progress.
+	 * Held for reading around every copy; taken for writing (under
+	 * @lock) after changing state, @gen or @mw_gen, or to change the
+	 * translation: that waits for the copies in progress only.
 	 */
 	rwlock_t copy_lock;
 	u32 gen;			/* bumped by every invalidation */

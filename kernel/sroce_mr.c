@@ -102,19 +102,30 @@ static void sroce_mr_release(struct sroce_dev *dev, struct sroce_mr *mr)
 	sroce_mr_put(mr);
 }
 
-void sroce_mr_set_state(struct sroce_mr *mr, enum sroce_mr_state st)
+/*
+ * The new values are stored before the write lock is taken: softirq
+ * readers do not queue behind a waiting writer, and a stream of copies
+ * could starve it, but a copy that already sees them stops at once (and
+ * fails its QP), so the stream dries up.  A copy that saw the old values
+ * holds the read lock, and the writer waits for it.
+ */
+static void sroce_mr_wait_copies(struct sroce_mr *mr)
 {
 	write_lock(&mr->copy_lock);
-	mr->state = st;
-	mr->gen++;
 	write_unlock(&mr->copy_lock);
+}
+
+void sroce_mr_set_state(struct sroce_mr *mr, enum sroce_mr_state st)
+{
+	WRITE_ONCE(mr->state, st);
+	WRITE_ONCE(mr->gen, mr->gen + 1);
+	sroce_mr_wait_copies(mr);
 }
 
 void sroce_mr_revoke_windows(struct sroce_mr *mr)
 {
-	write_lock(&mr->copy_lock);
-	mr->mw_gen++;
-	write_unlock(&mr->copy_lock);
+	WRITE_ONCE(mr->mw_gen, mr->mw_gen + 1);
+	sroce_mr_wait_copies(mr);
 }
 
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -556,8 +567,9 @@ static bool sroce_mref_live(const struct sroce_mref *ref)
 {
 	const struct sroce_mr *mr = ref->mr;
 
-	return mr->state == SROCE_MR_VALID && mr->gen == ref->gen &&
-	       (!ref->via_mw || mr->mw_gen == ref->mw_gen);
+	return READ_ONCE(mr->state) == SROCE_MR_VALID &&
+	       READ_ONCE(mr->gen) == ref->gen &&
+	       (!ref->via_mw || READ_ONCE(mr->mw_gen) == ref->mw_gen);
 }
 
 /*
@@ -788,8 +800,8 @@ int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		mr->offset = mr->next_offset;
 		mr->iova = mr->ibmr.iova;
 		mr->length = mr->ibmr.length;
-		mr->state = SROCE_MR_VALID;
-		mr->gen++;
+		WRITE_ONCE(mr->state, SROCE_MR_VALID);
+		WRITE_ONCE(mr->gen, mr->gen + 1);
 		write_unlock(&mr->copy_lock);
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
