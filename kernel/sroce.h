@@ -78,6 +78,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_BATCHES,
 	SROCE_CNT_DOORBELLS,
 	SROCE_CNT_ACK_OUT_OF_WINDOW,
+	SROCE_CNT_DUP_READ_REFUSED,
 	SROCE_NUM_COUNTERS
 };
 
@@ -195,6 +196,17 @@ struct sroce_mr {
 	spinlock_t lock;		/* key, state, pd, access, num_mw */
 	atomic_t num_mw;		/* windows bound to this MR */
 	bool dying;			/* deregistration has started */
+	/*
+	 * Held for reading around every copy; taken for writing (under
+	 * @lock) after changing state, @gen or @mw_gen, or to change the
+	 * translation: that waits for the copies in progress only.
+	 */
+	rwlock_t copy_lock;
+	u32 gen;			/* bumped by every invalidation */
+	u32 mw_gen;			/* bumped by every window unbind */
+	/* FAST_REG: map_mr_sg fills these; REG_MR makes them current. */
+	u64 *fr_next;
+	u32 next_npages, next_shift, next_offset;
 };
 
 /* dev->mrs entries for windows carry this xa_tag_pointer() tag. */
@@ -402,27 +414,27 @@ enum sroce_copy_dir {
  * state, access rights and bounds with overflow-safe arithmetic.  Returns
  * a referenced MR (windows resolve to their MR, with the window's bounds
  * applied) or an ERR_PTR: -ENOENT unknown/stale key, -EACCES rights,
- * -ERANGE bounds.
+ * -ERANGE bounds.  The reference keeps the structure, not the memory:
+ * access the memory only through a struct sroce_mref.
  */
 struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
 			      u32 key, bool remote, int access,
 			      u64 iova, u64 len);
-/*
- * Same, and for type 2 windows also require they be bound to @qp (the QP
- * the request arrived on); the responder should use this one for rkeys.
- */
-struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
-				 struct sroce_qp *qp, u32 key, bool remote,
-				 int access, u64 iova, u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+/*
+ * The responder's rkey lookup (type 2 windows must be bound to @qp).
+ * Fills @ref, which then stays usable for copies until the key is
+ * invalidated, its window unbound or the region deregistered; after that
+ * copies fail with -EKEYREVOKED.  0 or -errno as sroce_mr_get().
+ */
+int sroce_mref_get(struct sroce_mref *ref, struct sroce_qp *qp, u32 key,
+		   int access, u64 iova, u64 len);
+void sroce_mref_put(struct sroce_mref *ref);
+int sroce_mr_copy(const struct sroce_mref *ref, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
 /* 8-byte atomic at iova (must be aligned); *orig gets the old value. */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swp,
+int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova, bool cmp_swp,
 		    u64 compare_add, u64 swap, u64 *orig);
-/* Find the page and offset of iova, for zero-copy transmit. */
-int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
-		  unsigned int *offset);
 /*
  * Copy between a kernel buffer and an SGE list starting @offset bytes into
  * it, checking each lkey against @pd and @access.  Returns 0 or -errno

@@ -126,10 +126,23 @@ struct sroce_resp_res {
 	u32 len;			/* READ: bytes requested */
 	u64 va;
 	u64 orig;			/* atomic: value before the operation */
+	u32 replay_left;		/* READ: packets duplicates may resend */
 };
 
 struct sroce_mr;
 struct sroce_rwqe;
+
+/*
+ * A region as one rkey resolved it: holds the structure, and lets copies
+ * go on only while that key stays valid (sroce_mref_get(), DESIGN.md
+ * "Keys").  @mr is NULL when nothing is held.
+ */
+struct sroce_mref {
+	struct sroce_mr *mr;
+	u32 gen;
+	u32 mw_gen;
+	bool via_mw;
+};
 
 struct sroce_resp {
 	spinlock_t lock;		/* taken in softirq; _bh elsewhere */
@@ -147,7 +160,7 @@ struct sroce_resp {
 	u32 recv_off;			/* bytes placed in *wqe so far */
 
 	/* RDMA WRITE in progress */
-	struct sroce_mr *mr;		/* referenced from FIRST to LAST */
+	struct sroce_mref mr;		/* held from FIRST to LAST */
 	u64 va;
 	u32 resid;
 	u32 dma_len;
@@ -158,7 +171,7 @@ struct sroce_resp {
 	 */
 	bool read_busy;
 	bool read_first;		/* next packet is FIRST/ONLY */
-	struct sroce_mr *read_mr;
+	struct sroce_mref read_mr;
 	u64 read_va;
 	u32 read_len;
 	u32 read_psn;

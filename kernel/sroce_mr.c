@@ -5,16 +5,18 @@
  *
  * dev->mrs maps a key index to an MR or a memory window (tagged pointer).
  * Lookups run under RCU and take a reference with refcount_inc_not_zero();
- * deregistration unpublishes the key, waits for transient references to
- * drain (they are held only while a packet or WQE is being processed),
- * releases the pages in process context and frees the structure after an
- * RCU grace period so a racing lookup never touches freed memory.
+ * that reference keeps the structure only.  The memory is reached only by
+ * copies that hold mr->copy_lock for reading and find the key they were
+ * resolved by still valid (struct sroce_mref); invalidation and
+ * deregistration change the state under the write lock, so they wait for
+ * the copies in progress and nothing else: a peer that stops in the middle
+ * of a message cannot hold them up.  Deregistration then releases the
+ * pages; the structure goes after its last reference and a grace period.
  */
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/vmalloc.h>
-#include <linux/wait_bit.h>
 #include "sroce_obj.h"
 #include "sroce_keys.h"
 
@@ -51,6 +53,7 @@ static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *dev,
 	mr->pd = pd;
 	mr->access = access;
 	spin_lock_init(&mr->lock);
+	rwlock_init(&mr->copy_lock);
 	refcount_set(&mr->ref, 1);
 	return mr;
 }
@@ -72,28 +75,57 @@ static int sroce_mr_publish(struct sroce_dev *dev, struct sroce_mr *mr)
 	return 0;
 }
 
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		kfree_rcu(mr, rcu);
+}
+
+/*
+ * Release the memory (process context) and the registration's reference.
+ * Only for a region no copy can reach: never published, or made invalid
+ * by sroce_mr_set_state().
+ */
 static void sroce_mr_release(struct sroce_dev *dev, struct sroce_mr *mr)
 {
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	mr->umem = NULL;
 	kvfree(mr->pages);
+	mr->pages = NULL;
 	kfree(mr->fr_list);
+	mr->fr_list = NULL;
+	kfree(mr->fr_next);
+	mr->fr_next = NULL;
+	mr->npages = 0;
 	atomic_dec(&dev->num_mr);
-	kfree_rcu(mr, rcu);
-}
-
-void sroce_mr_put(struct sroce_mr *mr)
-{
-	/* The waiter in dereg only hashes the address: no use after free. */
-	if (refcount_dec_and_test(&mr->ref))
-		wake_up_var(&mr->ref);
-}
-
-/* Drop the registration's own reference and wait out transient users. */
-static void sroce_mr_drain(struct sroce_mr *mr)
-{
 	sroce_mr_put(mr);
-	wait_var_event(&mr->ref, !refcount_read(&mr->ref));
+}
+
+/*
+ * The new values are stored before the write lock is taken: softirq
+ * readers do not queue behind a waiting writer, and a stream of copies
+ * could starve it, but a copy that already sees them stops at once (and
+ * fails its QP), so the stream dries up.  A copy that saw the old values
+ * holds the read lock, and the writer waits for it.
+ */
+static void sroce_mr_wait_copies(struct sroce_mr *mr)
+{
+	write_lock(&mr->copy_lock);
+	write_unlock(&mr->copy_lock);
+}
+
+void sroce_mr_set_state(struct sroce_mr *mr, enum sroce_mr_state st)
+{
+	WRITE_ONCE(mr->state, st);
+	WRITE_ONCE(mr->gen, mr->gen + 1);
+	sroce_mr_wait_copies(mr);
+}
+
+void sroce_mr_revoke_windows(struct sroce_mr *mr)
+{
+	WRITE_ONCE(mr->mw_gen, mr->mw_gen + 1);
+	sroce_mr_wait_copies(mr);
 }
 
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -262,6 +294,9 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 			spin_unlock_irqrestore(&old->lock, irqflags);
 			return ERR_PTR(-EBUSY);
 		}
+		/* messages in progress lose what was taken away */
+		if (old->pd != pd || (old->access & ~access))
+			sroce_mr_set_state(old, old->state);
 		old->pd = pd;
 		old->access = access;
 		spin_unlock_irqrestore(&old->lock, irqflags);
@@ -284,7 +319,7 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		goto err_free;
 	}
 	old->dying = true;
-	old->state = SROCE_MR_FREE;
+	sroce_mr_set_state(old, SROCE_MR_FREE);
 	mr->key = sroce_key_next(old->key);
 	spin_unlock_irqrestore(&old->lock, irqflags);
 	mr->ibmr.lkey = mr->key;
@@ -295,7 +330,7 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		/* Cannot happen while ib_core holds the MR object; be safe. */
 		spin_lock_irqsave(&old->lock, irqflags);
 		old->dying = false;
-		old->state = SROCE_MR_VALID;
+		sroce_mr_set_state(old, SROCE_MR_VALID);
 		spin_unlock_irqrestore(&old->lock, irqflags);
 		err = xa_is_err(cur) ? xa_err(cur) : -EBUSY;
 		goto err_free;
@@ -320,12 +355,15 @@ static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		return -EBUSY;
 	}
 	mr->dying = true;
-	mr->state = SROCE_MR_FREE;
+	sroce_mr_set_state(mr, SROCE_MR_FREE);
 	spin_unlock_irqrestore(&mr->lock, flags);
 
-	/* A rereg may already have handed the slot to a successor. */
+	/*
+	 * A rereg may already have handed the slot to a successor.  A
+	 * responder may still hold the structure (a message whose rest
+	 * never came): it finds the key revoked and stops there.
+	 */
 	xa_cmpxchg(&dev->mrs, sroce_key_index(mr->key), mr, NULL, GFP_KERNEL);
-	sroce_mr_drain(mr);
 	sroce_mr_release(dev, mr);
 	return 0;
 }
@@ -348,7 +386,8 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr->state = SROCE_MR_FREE;
 	mr->max_pages = max_num_sg;
 	mr->fr_list = kcalloc(max_num_sg, sizeof(*mr->fr_list), GFP_KERNEL);
-	if (!mr->fr_list) {
+	mr->fr_next = kcalloc(max_num_sg, sizeof(*mr->fr_next), GFP_KERNEL);
+	if (!mr->fr_list || !mr->fr_next) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -359,6 +398,7 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 
 err_free:
 	kfree(mr->fr_list);
+	kfree(mr->fr_next);
 	atomic_dec(&dev->num_mr);
 	kfree(mr);
 	return ERR_PTR(err);
@@ -368,12 +408,17 @@ static int sroce_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 
-	if (mr->npages >= mr->max_pages)
+	if (mr->next_npages >= mr->max_pages)
 		return -ENOMEM;
-	mr->fr_list[mr->npages++] = addr;
+	mr->fr_next[mr->next_npages++] = addr;
 	return 0;
 }
 
+/*
+ * Fills the staging list only: a ULP may map before the LOCAL_INV it
+ * posts with the REG_MR (iSER does), while the old mapping is still in
+ * use.  REG_MR makes the new list current, as a NIC's does.
+ */
 static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 			   int sg_nents, unsigned int *sg_offset)
 {
@@ -382,15 +427,15 @@ static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 
 	if (mr->type != SROCE_MR_FAST_REG || !is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	mr->npages = 0;
+	mr->next_npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_set_page);
 	/*
 	 * The DMA addresses of a virtual-DMA device are kernel virtual
 	 * addresses; remember where the region starts inside its first block
 	 * since ULPs may rewrite ibmr->iova (zero-based) before REG_MR.
 	 */
-	mr->page_shift = ilog2(ibmr->page_size);
-	mr->offset = ibmr->iova & (ibmr->page_size - 1);
+	mr->next_shift = ilog2(ibmr->page_size);
+	mr->next_offset = ibmr->iova & (ibmr->page_size - 1);
 	return n;
 }
 
@@ -401,11 +446,14 @@ static bool sroce_entry_is_mw(void *entry)
 
 /*
  * Resolve @key.  A window's checks are made against the window; the MR
- * behind it is returned with the window's bounds already verified.
+ * behind it is returned with the window's bounds already verified.  @ref,
+ * if given, records what a later copy must find unchanged.
  */
-struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
-				 struct sroce_qp *qp, u32 key, bool remote,
-				 int access, u64 iova, u64 len)
+static struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev,
+					struct sroce_pd *pd,
+					struct sroce_qp *qp, u32 key,
+					bool remote, int access, u64 iova,
+					u64 len, struct sroce_mref *ref)
 {
 	unsigned long flags;
 	struct sroce_mr *mr = NULL;
@@ -436,6 +484,11 @@ struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
 		} else if (refcount_inc_not_zero(&mw->mr->ref)) {
 			mr = mw->mr;
 			err = 0;
+			if (ref) {
+				/* an unbind bumps it under mw->lock too */
+				ref->mw_gen = READ_ONCE(mr->mw_gen);
+				ref->via_mw = true;
+			}
 		}
 		spin_unlock_irqrestore(&mw->lock, flags);
 		if (mr) {
@@ -443,6 +496,8 @@ struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
 			spin_lock_irqsave(&mr->lock, flags);
 			if (mr->state != SROCE_MR_VALID || mr->dying)
 				err = -ENOENT;
+			else if (ref)
+				ref->gen = mr->gen;
 			spin_unlock_irqrestore(&mr->lock, flags);
 		}
 		goto out;
@@ -464,6 +519,10 @@ struct sroce_mr *sroce_mr_get_qp(struct sroce_dev *dev, struct sroce_pd *pd,
 		err = -ERANGE;
 	else
 		err = 0;
+	if (ref) {
+		ref->gen = mr->gen;
+		ref->via_mw = false;
+	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 out:
 	rcu_read_unlock();
@@ -472,6 +531,8 @@ out:
 			sroce_mr_put(mr);
 		return ERR_PTR(err);
 	}
+	if (ref)
+		ref->mr = mr;
 	return mr;
 }
 
@@ -479,7 +540,36 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
 			      u32 key, bool remote, int access,
 			      u64 iova, u64 len)
 {
-	return sroce_mr_get_qp(dev, pd, NULL, key, remote, access, iova, len);
+	return sroce_mr_lookup(dev, pd, NULL, key, remote, access, iova, len,
+			       NULL);
+}
+
+int sroce_mref_get(struct sroce_mref *ref, struct sroce_qp *qp, u32 key,
+		   int access, u64 iova, u64 len)
+{
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_lookup(qp->dev, qp->pd, qp, key, true, access, iova,
+			     len, ref);
+	return PTR_ERR_OR_ZERO(mr);
+}
+
+void sroce_mref_put(struct sroce_mref *ref)
+{
+	if (ref->mr) {
+		sroce_mr_put(ref->mr);
+		ref->mr = NULL;
+	}
+}
+
+/* copy_lock held: the key @ref was resolved by is still good. */
+static bool sroce_mref_live(const struct sroce_mref *ref)
+{
+	const struct sroce_mr *mr = ref->mr;
+
+	return READ_ONCE(mr->state) == SROCE_MR_VALID &&
+	       READ_ONCE(mr->gen) == ref->gen &&
+	       (!ref->via_mw || READ_ONCE(mr->mw_gen) == ref->mw_gen);
 }
 
 /*
@@ -523,8 +613,8 @@ static int sroce_mr_locate(struct sroce_mr *mr, u64 iova, void **va,
 	return 0;
 }
 
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir)
+static int sroce_mr_copy_locked(struct sroce_mr *mr, u64 iova, void *buf,
+				u32 len, enum sroce_copy_dir dir)
 {
 	struct page *page;
 	unsigned int off;
@@ -560,8 +650,26 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swp,
-		    u64 compare_add, u64 swap, u64 *orig)
+/*
+ * The hot path: one read lock per copy (at most a packet), so that an
+ * invalidation waits for this copy and every later one sees it.  Copies
+ * run with bottom halves off, never preempted while they hold the lock.
+ */
+int sroce_mr_copy(const struct sroce_mref *ref, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
+{
+	struct sroce_mr *mr = ref->mr;
+	int err = -EKEYREVOKED;
+
+	read_lock(&mr->copy_lock);
+	if (sroce_mref_live(ref))
+		err = sroce_mr_copy_locked(mr, iova, buf, len, dir);
+	read_unlock(&mr->copy_lock);
+	return err;
+}
+
+static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova, bool cmp_swp,
+				  u64 compare_add, u64 swap, u64 *orig)
 {
 	struct page *page;
 	unsigned int off;
@@ -600,29 +708,18 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swp,
 	return 0;
 }
 
-int sroce_mr_page(struct sroce_mr *mr, u64 iova, struct page **page,
-		  unsigned int *offset)
+int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova, bool cmp_swp,
+		    u64 compare_add, u64 swap, u64 *orig)
 {
-	unsigned int off;
-	u64 chunk;
-	void *va;
-	int err;
+	struct sroce_mr *mr = ref->mr;
+	int err = -EKEYREVOKED;
 
-	if (!sroce_range_ok(mr->iova, mr->length, iova, 1))
-		return -ERANGE;
-	err = sroce_mr_locate(mr, iova, &va, page, &off, &chunk);
-	if (err)
-		return err;
-	if (*page) {
-		*offset = off;
-		return 0;
-	}
-	/* Only linear-map addresses have a struct page we may hand out. */
-	if (!virt_addr_valid(va))
-		return -EFAULT;
-	*page = virt_to_page(va);
-	*offset = offset_in_page(va);
-	return 0;
+	read_lock(&mr->copy_lock);
+	if (sroce_mref_live(ref))
+		err = sroce_mr_atomic_locked(mr, iova, cmp_swp, compare_add,
+					     swap, orig);
+	read_unlock(&mr->copy_lock);
+	return err;
 }
 
 int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
@@ -632,6 +729,7 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 	u32 i;
 
 	for (i = 0; i < num_sge && len; i++) {
+		struct sroce_mref ref;
 		struct sroce_mr *mr;
 		u32 slen = sge[i].length, n;
 		u64 addr;
@@ -644,10 +742,11 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 		n = min(slen - offset, len);
 		if (check_add_overflow(sge[i].addr, (u64)offset, &addr))
 			return -ERANGE;
-		mr = sroce_mr_get(dev, pd, sge[i].lkey, false, access, addr, n);
+		mr = sroce_mr_lookup(dev, pd, NULL, sge[i].lkey, false, access,
+				     addr, n, &ref);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = sroce_mr_copy(mr, addr, buf, n, dir);
+		err = sroce_mr_copy(&ref, addr, buf, n, dir);
 		sroce_mr_put(mr);
 		if (err)
 			return err;
@@ -680,21 +779,30 @@ int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return -EINVAL;
 
 	spin_lock_irqsave(&mr->lock, flags);
-	room = ((u64)mr->npages << mr->page_shift) - mr->offset;
+	room = ((u64)mr->next_npages << mr->next_shift) - mr->next_offset;
 	if (mr->state != SROCE_MR_FREE || mr->dying) {
 		err = -EINVAL;
-	} else if (mr->npages && mr->ibmr.length > room) {
+	} else if (mr->next_npages && mr->ibmr.length > room) {
 		err = -EINVAL;
-	} else if (!mr->npages && mr->ibmr.length) {
+	} else if (!mr->next_npages && mr->ibmr.length) {
 		err = -EINVAL;
 	} else {
 		mr->key = swqe->reg_key;
 		mr->ibmr.lkey = mr->key;
 		mr->ibmr.rkey = mr->key;
 		mr->access = access;
+		write_lock(&mr->copy_lock);
+		/* the staged list becomes current; keep it for the next map */
+		memcpy(mr->fr_list, mr->fr_next,
+		       mr->next_npages * sizeof(*mr->fr_list));
+		mr->npages = mr->next_npages;
+		mr->page_shift = mr->next_shift;
+		mr->offset = mr->next_offset;
 		mr->iova = mr->ibmr.iova;
 		mr->length = mr->ibmr.length;
-		mr->state = SROCE_MR_VALID;
+		WRITE_ONCE(mr->state, SROCE_MR_VALID);
+		WRITE_ONCE(mr->gen, mr->gen + 1);
+		write_unlock(&mr->copy_lock);
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;

@@ -8,7 +8,9 @@
  * mw->lock, so dealloc only has to unpublish it and wait for a grace
  * period before ib_core frees the memory.  A bound window holds a
  * reference on its region and counts in mr->num_mw, which keeps the region
- * from being deregistered or invalidated underneath it.
+ * from being deregistered or invalidated underneath it.  An unbind bumps
+ * the region's mw_gen, which ends the messages in progress through any of
+ * its windows (see sroce_mr.c).
  */
 #include <linux/random.h>
 #include "sroce_obj.h"
@@ -53,6 +55,9 @@ static struct sroce_mr *sroce_mw_unbind_locked(struct sroce_mw *mw)
 {
 	struct sroce_mr *mr = mw->mr;
 
+	/* a message in progress through this window stops here */
+	if (mr)
+		sroce_mr_revoke_windows(mr);
 	mw->mr = NULL;
 	mw->qpn = 0;
 	mw->iova = 0;
@@ -229,7 +234,7 @@ int sroce_mr_invalidate(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
 	else
 		err = 0;
 	if (!err)
-		mr->state = SROCE_MR_FREE;
+		sroce_mr_set_state(mr, SROCE_MR_FREE);
 	spin_unlock_irqrestore(&mr->lock, flags);
 out:
 	rcu_read_unlock();

@@ -40,6 +40,15 @@ int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 			bool solicited, bool *notify);
 void sroce_cq_notify(struct sroce_cq *cq);
 
+/*
+ * sroce_mr.c, mr->lock held: change the state and end every access
+ * through the keys resolved so far.  Returns once the copies in progress
+ * (at most a packet each) are done.
+ */
+void sroce_mr_set_state(struct sroce_mr *mr, enum sroce_mr_state st);
+/* mw->lock of an unbinding window held: end accesses through windows. */
+void sroce_mr_revoke_windows(struct sroce_mr *mr);
+
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int sroce_dealloc_mw(struct ib_mw *ibmw);
 

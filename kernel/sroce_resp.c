@@ -40,12 +40,14 @@ u32 sroce_resp_mtu(struct sroce_qp *qp)
 /*
  * Build and send one packet to the requester, or queue it on @b (READ
  * responses; the caller flushes).  @mr/@va/@len is READ response payload
- * (len may be 0, mr may then be NULL).
+ * (len may be 0, mr may then be NULL).  -EKEYREVOKED: the region can no
+ * longer be read through @mr.
  */
 int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
-		    struct sroce_mr *mr, u64 va, u32 len,
+		    const struct sroce_mref *mr, u64 va, u32 len,
 		    struct sroce_txb *b)
 {
+	int err;
 	const struct sroce_opcode_info *info = sroce_opcode_info(h->opcode);
 	struct sk_buff *skb;
 	u32 tlen;
@@ -66,9 +68,10 @@ int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
 		kfree_skb(skb);
 		return hl;
 	}
-	if (len && sroce_mr_copy(mr, va, p + hl, len, SROCE_FROM_MR)) {
+	err = len ? sroce_mr_copy(mr, va, p + hl, len, SROCE_FROM_MR) : 0;
+	if (err) {
 		kfree_skb(skb);
-		return -EFAULT;
+		return -EKEYREVOKED;
 	}
 	memset(p + hl + len, 0, h->pad);
 	if (!b)
@@ -217,7 +220,7 @@ static int resp_place(struct sroce_qp *qp, enum resp_sink sink, u64 dst,
 	struct sroce_resp *resp = &qp->resp;
 
 	if (sink == RESP_TO_MR)
-		return sroce_mr_copy(resp->mr, dst, (void *)data, len,
+		return sroce_mr_copy(&resp->mr, dst, (void *)data, len,
 				     SROCE_TO_MR);
 	return sroce_sge_copy(qp->dev, qp->pd, resp->wqe->sge,
 			      resp->wqe->num_sge, (u32)dst, (void *)data, len,
@@ -330,10 +333,7 @@ static enum resp_rc resp_take_wqe(struct sroce_qp *qp)
 
 static void resp_put_mr(struct sroce_resp *resp)
 {
-	if (resp->mr) {
-		sroce_mr_put(resp->mr);
-		resp->mr = NULL;
-	}
+	sroce_mref_put(&resp->mr);
 }
 
 /* Forget a partially received message; a taken WQE is kept for reuse. */
@@ -394,7 +394,6 @@ static enum resp_rc resp_write(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_resp *resp = &qp->resp;
 	u32 fl = pkt->info->flags;
 	u32 len = pkt->payload_len;
-	struct sroce_mr *mr;
 	enum resp_rc rc;
 
 	/* Make sure of the WQE before changing anything: RNR retries. */
@@ -406,19 +405,18 @@ static enum resp_rc resp_write(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	if (fl & SROCE_OPF_FIRST) {
 		resp_put_mr(resp);
+		/* longer than any message may be (IBA 9.4.4: max 2^31) */
+		if (pkt->h.reth_len > SROCE_MAX_MSG_SIZE)
+			return RESP_INV_REQ;
 		resp->va = pkt->h.reth_va;
 		resp->dma_len = pkt->h.reth_len;
 		resp->resid = pkt->h.reth_len;
 		/* a zero-length write needs no valid key (IBA 9.4.4) */
-		if (resp->dma_len) {
-			mr = sroce_mr_get_qp(qp->dev, qp->pd, qp,
-					     pkt->h.reth_rkey, true,
-					     IB_ACCESS_REMOTE_WRITE,
-					     resp->va, resp->dma_len);
-			if (IS_ERR(mr))
-				return RESP_ACCESS;
-			resp->mr = mr;
-		}
+		if (resp->dma_len &&
+		    sroce_mref_get(&resp->mr, qp, pkt->h.reth_rkey,
+				   IB_ACCESS_REMOTE_WRITE, resp->va,
+				   resp->dma_len))
+			return RESP_ACCESS;
 	}
 
 	if (fl & SROCE_OPF_LAST) {
@@ -429,7 +427,7 @@ static enum resp_rc resp_write(struct sroce_qp *qp, struct sroce_rx *rx)
 	}
 
 	if (len) {
-		if (!resp->mr)
+		if (!resp->mr.mr)
 			return RESP_INV_REQ;
 		if (resp_copy_payload(qp, rx, RESP_TO_MR, resp->va))
 			return RESP_ACCESS;
@@ -518,11 +516,10 @@ static bool resp_qp_allows(struct sroce_qp *qp, u32 fl)
 	return true;
 }
 
-/* RC class B/C errors: answer, complete the held WQE, fail the QP. */
-static void rc_error(struct sroce_qp *qp, struct sroce_rx *rx,
-		     enum resp_rc rc, struct resp_out *out)
+/* RC class B/C errors: answer @psn, complete the held WQE, fail the QP. */
+void sroce_resp_fail(struct sroce_qp *qp, enum resp_rc rc, u32 psn,
+		     struct resp_out *out)
 {
-	u32 psn = rx->pkt.h.psn;
 	enum ib_wc_status status;
 	enum sroce_nak_code code;
 
@@ -570,6 +567,12 @@ static void rc_error(struct sroce_qp *qp, struct sroce_rx *rx,
 	out->qp_error = true;
 }
 
+static void rc_error(struct sroce_qp *qp, struct sroce_rx *rx,
+		     enum resp_rc rc, struct resp_out *out)
+{
+	sroce_resp_fail(qp, rc, rx->pkt.h.psn, out);
+}
+
 void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		       struct resp_out *out, bool from_backlog)
 {
@@ -596,7 +599,9 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		return;
 	}
 	if (diff < 0) {
-		sroce_resp_duplicate(qp, rx);
+		rc = sroce_resp_duplicate(qp, rx);
+		if (rc != RESP_OK)
+			rc_error(qp, rx, rc, out);
 		return;
 	}
 	resp->nak_sent = false;

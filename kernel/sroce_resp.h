@@ -22,6 +22,12 @@ enum {
 #define SROCE_RESP_BUDGET	64
 /* Requests that may wait behind a READ response still being sent. */
 #define SROCE_RESP_BACKLOG_MAX	1024
+/*
+ * Duplicates may make us resend a READ's response this many times over
+ * (in packets): above the 7 retries IBA allows a requester, far below
+ * what a backlog full of duplicates would ask.
+ */
+#define SROCE_RESP_REPLAY_MAX	8
 
 /* Outcome of handling one request packet. */
 enum resp_rc {
@@ -47,7 +53,7 @@ struct resp_out {
 u32 sroce_resp_mtu(struct sroce_qp *qp);
 /* Locked: build and send (or queue on @b) one packet to the requester. */
 int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
-		    struct sroce_mr *mr, u64 va, u32 len,
+		    const struct sroce_mref *mr, u64 va, u32 len,
 		    struct sroce_txb *b);
 /* Locked: send a deferred ACK now, ahead of another response. */
 void sroce_resp_flush_ack(struct sroce_qp *qp);
@@ -58,11 +64,14 @@ void sroce_resp_defer_ack(struct sroce_qp *qp);
 /* Locked: one RC request packet, in arrival order. */
 void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		       struct resp_out *out, bool from_backlog);
+/* Locked: NAK @psn for @rc (class B/C), fail the held WQE and the QP. */
+void sroce_resp_fail(struct sroce_qp *qp, enum resp_rc rc, u32 psn,
+		     struct resp_out *out);
 
 /* sroce_resp_read.c, all locked */
 enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx);
 enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx);
-void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx);
+enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out);
 void sroce_resp_read_end(struct sroce_resp *resp);

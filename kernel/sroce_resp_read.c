@@ -40,10 +40,7 @@ void sroce_resp_tx_timer(struct timer_list *t)
 
 void sroce_resp_read_end(struct sroce_resp *resp)
 {
-	if (resp->read_mr) {
-		sroce_mr_put(resp->read_mr);
-		resp->read_mr = NULL;
-	}
+	sroce_mref_put(&resp->read_mr);
 	resp->read_busy = false;
 }
 
@@ -51,9 +48,11 @@ void sroce_resp_read_end(struct sroce_resp *resp)
  * Locked: send READ response packets while the budget lasts.  A response
  * to a request's first PSN starts with FIRST/ONLY; a replay from inside an
  * earlier response continues with MIDDLE/LAST, which is what a requester
- * (and rxe) expects after a partial response.
+ * (and rxe) expects after a partial response.  -EKEYREVOKED: the region
+ * was invalidated or deregistered meanwhile; resp->read_psn is the packet
+ * that was not sent.
  */
-static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
+static int resp_read_pump(struct sroce_qp *qp, u32 *budget)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 mtu = sroce_resp_mtu(qp);
@@ -77,7 +76,7 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 			resp->tx_paused = true;
 			mod_timer(&resp->tx_timer, jiffies +
 				  msecs_to_jiffies(SROCE_RESP_TX_RETRY_MS));
-			return;
+			return 0;
 		}
 		n = min(resp->read_len, mtu);
 		last = n == resp->read_len;
@@ -92,13 +91,13 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		h.aeth_syn = SROCE_AETH_ACK_UNLIMITED;
 		h.aeth_msn = resp->msn & SROCE_24BIT_MASK;
 		(*budget)--;
-		err = sroce_resp_xmit(qp, &h, resp->read_mr, resp->read_va, n,
-				      &txb);
+		err = sroce_resp_xmit(qp, &h, &resp->read_mr, resp->read_va,
+				      n, &txb);
 		/* a lost response is recovered by the requester's retry */
 		if (err || last) {
 			sroce_net_flush(qp, &txb);
 			sroce_resp_read_end(resp);
-			return;
+			return err == -EKEYREVOKED ? err : 0;
 		}
 		resp->read_va += n;
 		resp->read_len -= n;
@@ -107,23 +106,28 @@ static void resp_read_pump(struct sroce_qp *qp, u32 *budget)
 	}
 	sroce_net_flush(qp, &txb);
 	sroce_resp_schedule(qp);
+	return 0;
 }
 
-/* Locked: start answering a READ; takes over the caller's MR reference. */
-static void resp_read_start(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
-			    u32 len, u32 psn, bool first)
+/*
+ * Locked: start answering a READ; takes over the caller's MR reference.
+ * RESP_ACCESS if the region went away before the response was sent.
+ */
+static enum resp_rc resp_read_start(struct sroce_qp *qp,
+				    const struct sroce_mref *mr, u64 va,
+				    u32 len, u32 psn, bool first)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 budget = SROCE_RESP_BUDGET;
 
 	sroce_resp_flush_ack(qp);
 	resp->read_busy = true;
-	resp->read_mr = mr;
+	resp->read_mr = *mr;
 	resp->read_va = va;
 	resp->read_len = len;
 	resp->read_psn = psn;
 	resp->read_first = first;
-	resp_read_pump(qp, &budget);
+	return resp_read_pump(qp, &budget) ? RESP_ACCESS : RESP_OK;
 }
 
 /*
@@ -160,17 +164,23 @@ void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out)
 	u32 budget = SROCE_RESP_BUDGET;
 	struct sroce_rx rx;
 	struct sk_buff *skb;
+	int err;
 
-	if (resp->read_busy)
-		resp_read_pump(qp, &budget);
+	if (resp->read_busy && resp_read_pump(qp, &budget)) {
+		/* the rest of the response would come from freed memory */
+		sroce_resp_fail(qp, RESP_ACCESS, resp->read_psn, out);
+		return;
+	}
 	while (!resp->read_busy && !resp->stopped && budget) {
 		skb = __skb_dequeue(&resp->backlog);
 		if (!skb)
 			break;
 		budget--;
 		memset(&rx, 0, sizeof(rx));
-		/* stateless and already passed once: cannot fail now */
-		if (!sroce_pkt_parse(skb->data, skb->len, &rx.pkt)) {
+		/* stateless and already passed once: same verdict as then */
+		err = sroce_pkt_parse(skb->data, skb->len, &rx.pkt);
+		rx.len_err = err == -EBADMSG;
+		if (!err || rx.len_err) {
 			rx.skb = skb;
 			rx.payload_off = rx.pkt.payload_off;
 			sroce_resp_rc_rcv(qp, &rx, out, true);
@@ -224,18 +234,15 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	const struct sroce_pkt *pkt = &rx->pkt;
 	struct sroce_resp *resp = &qp->resp;
 	struct sroce_resp_res *res;
-	struct sroce_mr *mr = NULL;
+	struct sroce_mref mr = {};
 	u32 len = pkt->h.reth_len, npkts;
 	u32 mtu = sroce_resp_mtu(qp);
 
-	if (!resp->nres)
+	if (!resp->nres || len > SROCE_MAX_MSG_SIZE)
 		return RESP_INV_REQ;
-	if (len) {
-		mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, pkt->h.reth_rkey, true,
-				     IB_ACCESS_REMOTE_READ, pkt->h.reth_va, len);
-		if (IS_ERR(mr))
-			return RESP_ACCESS;
-	}
+	if (len && sroce_mref_get(&mr, qp, pkt->h.reth_rkey,
+				  IB_ACCESS_REMOTE_READ, pkt->h.reth_va, len))
+		return RESP_ACCESS;
 
 	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	res = resp_res_new(resp);
@@ -245,13 +252,13 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	res->va = pkt->h.reth_va;
 	res->rkey = pkt->h.reth_rkey;
 	res->len = len;
+	res->replay_left = npkts * SROCE_RESP_REPLAY_MAX;
 
 	/* the MSN counts the READ now, before its responses (C9-148) */
 	resp->msn++;
 	resp->psn = sroce_psn_next(res->last_psn);
 
-	resp_read_start(qp, mr, res->va, len, res->first_psn, true);
-	return RESP_OK;
+	return resp_read_start(qp, &mr, res->va, len, res->first_psn, true);
 }
 
 static void resp_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
@@ -274,24 +281,23 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_resp *resp = &qp->resp;
 	bool cmp = pkt->h.opcode == SROCE_RC_CMP_SWAP;
 	struct sroce_resp_res *res;
-	struct sroce_mr *mr;
+	struct sroce_mref mr;
 	u64 orig;
 	int err;
 
 	if (!resp->nres || !sroce_atomic_va_ok(pkt->h.atm_va))
 		return RESP_INV_REQ;
-	mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, pkt->h.atm_rkey, true,
-			     IB_ACCESS_REMOTE_ATOMIC, pkt->h.atm_va, sizeof(u64));
-	if (IS_ERR(mr))
+	if (sroce_mref_get(&mr, qp, pkt->h.atm_rkey, IB_ACCESS_REMOTE_ATOMIC,
+			   pkt->h.atm_va, sizeof(u64)))
 		return RESP_ACCESS;
 	if (cmp)
-		err = sroce_mr_atomic(mr, pkt->h.atm_va, true,
+		err = sroce_mr_atomic(&mr, pkt->h.atm_va, true,
 				      pkt->h.atm_compare, pkt->h.atm_swap_add,
 				      &orig);
 	else
-		err = sroce_mr_atomic(mr, pkt->h.atm_va, false,
+		err = sroce_mr_atomic(&mr, pkt->h.atm_va, false,
 				      pkt->h.atm_swap_add, 0, &orig);
-	sroce_mr_put(mr);
+	sroce_mref_put(&mr);
 	if (err)
 		return err == -EINVAL ? RESP_INV_REQ : RESP_ACCESS;
 
@@ -311,16 +317,35 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 }
 
 /*
+ * A READ's response may be sent again while its resource lasts, and only
+ * SROCE_RESP_REPLAY_MAX times over: a peer that floods duplicates gets
+ * the rest refused (and counted), never an unbounded amount of data.
+ */
+static bool resp_replay_ok(struct sroce_qp *qp, struct sroce_resp_res *res,
+			   u32 len)
+{
+	u32 mtu = sroce_resp_mtu(qp);
+	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+
+	if (npkts > res->replay_left) {
+		sroce_count(qp->dev, SROCE_CNT_DUP_READ_REFUSED);
+		return false;
+	}
+	res->replay_left -= npkts;
+	return true;
+}
+
+/*
  * A request behind the expected PSN: the requester retransmitted because
  * our answer was lost.  Answer again without executing twice.
  */
-void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
+enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	const struct sroce_pkt *pkt = &rx->pkt;
 	struct sroce_resp *resp = &qp->resp;
 	u32 fl = pkt->info->flags;
 	struct sroce_resp_res *res;
-	struct sroce_mr *mr = NULL;
+	struct sroce_mref mr = {};
 	u64 va, end, res_end;
 	u32 len;
 
@@ -328,36 +353,36 @@ void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	if (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
 		sroce_resp_defer_ack(qp);
-		return;
+		return RESP_OK;
 	}
 
 	/* READ or atomic: unknown to the resources -> drop (class D) */
 	res = resp_res_find(resp, pkt->h.psn);
 	if (!res)
-		return;
+		return RESP_OK;
 
 	if (fl & SROCE_OPF_ATOMIC) {
 		if (res->type == SROCE_RES_ATOMIC &&
 		    res->first_psn == pkt->h.psn)
 			resp_send_atomic_ack(qp, pkt->h.psn, res->orig);
-		return;
+		return RESP_OK;
 	}
 
 	/* the retry may ask for the tail of the original range only */
 	va = pkt->h.reth_va;
 	len = pkt->h.reth_len;
 	if (res->type != SROCE_RES_READ || pkt->h.reth_rkey != res->rkey)
-		return;
+		return RESP_OK;
 	res_end = res->va + res->len;
 	end = va + len;
 	if (va < res->va || end < va || end > res_end)
-		return;
-	if (len) {
-		mr = sroce_mr_get_qp(qp->dev, qp->pd, qp, res->rkey, true,
-				     IB_ACCESS_REMOTE_READ, va, len);
-		if (IS_ERR(mr))
-			return;
-	}
-	resp_read_start(qp, mr, va, len, pkt->h.psn,
-			pkt->h.psn == res->first_psn);
+		return RESP_OK;
+	if (!resp_replay_ok(qp, res, len))
+		return RESP_OK;
+	/* the key is checked again: it may have been invalidated since */
+	if (len && sroce_mref_get(&mr, qp, res->rkey, IB_ACCESS_REMOTE_READ,
+				  va, len))
+		return RESP_ACCESS;
+	return resp_read_start(qp, &mr, va, len, pkt->h.psn,
+			       pkt->h.psn == res->first_psn);
 }

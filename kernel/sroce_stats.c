@@ -33,6 +33,8 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_DOORBELLS].name = "sq_doorbells",
 	/* ACKs, NAKs and responses for PSNs not sent or already acked */
 	[SROCE_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
+	/* duplicate READs refused: their resend budget was spent */
+	[SROCE_CNT_DUP_READ_REFUSED].name = "dup_read_refused",
 };
 
 /* A counter added to the enum without a name would show up blank. */
