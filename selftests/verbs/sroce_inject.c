@@ -4,7 +4,7 @@
  *
  *   sroce_inject -s SRC_IP -d DST_IP send SPEC...
  *   sroce_inject -s SRC_IP -d DST_IP send -        (one SPEC per stdin line)
- *   sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-v]
+ *   sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-w SPAN] [-v]
  *       [-q QPN:RQ_PSN:SQ_PSN]... [-k RKEY:VA:LEN]... [-a SRC]...
  *   sroce_inject -s SRC_IP listen [-t SECONDS] [-n COUNT]
  *
@@ -48,7 +48,8 @@
  *
  * fuzz sends COUNT (10000) random packets as fast as it can: every valid
  * opcode, some overwritten with a random byte; PSNs near a live QP's (-q:
- * the PSN it expects of requests, the next it sends) or anywhere; rkeys
+ * the PSN it expects of requests, the next it sends; some up to SPAN
+ * (1024) ahead, for a QP that moved on since) or anywhere; rkeys
  * and addresses in and around live MRs (-k) or random; to the live QPNs,
  * QP1, QPN 0 and 0xffffff, and random ones; random lengths, pad, flags,
  * P_Keys, UDP ports, source addresses (-a, else SRC_IP); some cut, some
@@ -466,6 +467,7 @@ struct fuzz {
 	struct fz_mr mr[FZ_MAX];
 	struct in_addr src[FZ_MAX];
 	int nqp, nmr, nsrc;
+	u32 span;		/* how far ahead of a QP's PSN to aim */
 	u8 ops[256];
 	int nops;
 	/* what was sent, for the summary line */
@@ -492,7 +494,10 @@ static int fz_pct(struct fuzz *f, u32 pct)
 	return fz_below(f, 100) < pct;
 }
 
-/* A PSN near @base most of the time, anywhere otherwise. */
+/*
+ * A PSN near @base most of the time, anywhere otherwise. A QP's PSNs as
+ * read at the start move on while its transfer runs: aim up to span ahead.
+ */
 static u32 fz_psn(struct fuzz *f, u32 base)
 {
 	u32 r = fz_below(f, 4);
@@ -500,7 +505,7 @@ static u32 fz_psn(struct fuzz *f, u32 base)
 	if (r < 2)
 		return sroce_psn_add(base, fz_below(f, 33) - 16);
 	if (r == 2)
-		return sroce_psn_add(base, fz_below(f, 2049) - 1024);
+		return sroce_psn_add(base, fz_below(f, f->span + 33) - 16);
 	return fz_below(f, 1u << 24);
 }
 
@@ -702,6 +707,7 @@ static int cmd_fuzz(int argc, char **argv)
 
 	memset(&f, 0, sizeof(f));
 	f.state = (u64)time(NULL) << 20 ^ (u64)getpid();
+	f.span = 1024;
 	for (i = 0; i < argc; i++) {
 		const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -716,6 +722,9 @@ static int cmd_fuzz(int argc, char **argv)
 			count = v[0];
 		} else if (!strcmp(o, "-r") && !parse_num(a, &v[0])) {
 			f.state = v[0];
+		} else if (!strcmp(o, "-w") && !parse_num(a, &v[0]) &&
+			   v[0] <= 1u << 22) {
+			f.span = v[0];
 		} else if (!strcmp(o, "-q") && f.nqp < FZ_MAX &&
 			   !fz_triple(a, v) && v[0] <= SROCE_24BIT_MASK &&
 			   v[1] <= SROCE_24BIT_MASK && v[2] <= SROCE_24BIT_MASK) {
@@ -868,7 +877,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sroce_inject -s SRC_IP -d DST_IP send SPEC...|-\n"
-		"       sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-v]\n"
+		"       sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-w SPAN] [-v]\n"
 		"            [-q QPN:RQ_PSN:SQ_PSN]... [-k RKEY:VA:LEN]... [-a SRC]...\n"
 		"       sroce_inject -s SRC_IP listen [-t SECONDS] [-n COUNT]\n"
 		"(the comment at the top of sroce_inject.c tells SPEC)\n");
