@@ -24,7 +24,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile vm-ready
+	profile vm-ready fuzz-wire
 
 all: module userspace selftests
 
@@ -122,6 +122,14 @@ latency: vm-ready
 profile: vm-ready
 	LAT_PROFILE=1 LAT_NET=0 LAT_PERF=0 LAT_PCAP_ITERS=0 LAT_SIZES= \
 		scripts/latency.sh $(BUILD)/results/profile
+
+# fuzz_wire with FUZZ_PACKETS (100000) packets; FUZZ_SEED=S replays a run.
+FUZZ_PACKETS ?= 100000
+fuzz-wire: vm-ready
+	mkdir -p $(BUILD)/results/fuzz_wire_long
+	printf 'FUZZ_PACKETS=%s\nFUZZ_SEED=%s\n' '$(FUZZ_PACKETS)' '$(FUZZ_SEED)' \
+		> $(BUILD)/results/fuzz_wire_long/fuzz.env
+	scripts/vm.sh -n 1 -t 1800 -o $(BUILD)/results/fuzz_wire_long selftests/fuzz_wire.sh
 
 clean:
 ifneq ($(HAVE_KERNEL),)

@@ -4,6 +4,8 @@
  *
  *   sroce_inject -s SRC_IP -d DST_IP send SPEC...
  *   sroce_inject -s SRC_IP -d DST_IP send -        (one SPEC per stdin line)
+ *   sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-w SPAN] [-v]
+ *       [-q QPN:RQ_PSN:SQ_PSN]... [-k RKEY:VA:LEN]... [-a SRC]...
  *   sroce_inject -s SRC_IP listen [-t SECONDS] [-n COUNT]
  *
  * send builds each packet whole (IPv4, UDP to port 4791, BTH and extension
@@ -22,6 +24,7 @@
  *   va= rkey= dmalen=      RETH (WRITE FIRST/ONLY, READ REQUEST)
  *   syn= msn=              AETH: syn=0x1f ACK, 0x60|code NAK, 0x20|t RNR
  *   imm= ieth= qkey= sqp=  ImmDt, IETH, DETH
+ *   atmva= atmrkey= swap= cmp=   AtomicETH;  orig=  AtomicAckETH
  *   len=N                  payload bytes (0)
  *   seed=S off=O           payload byte i is pattern(S, O + i) (see
  *                          pattern_byte; the victim checks the same way);
@@ -40,7 +43,22 @@
  *                          headers or payload with a good ICRC
  *   udplen=N               overwrite the UDP length (IP's stays right)
  *   sport=N                UDP source port (0xc000)
+ *   src=IP                 IPv4 source address (default SRC_IP)
  *   count=N psnstep=K      send N copies, PSN K further each time (K=1)
+ *
+ * fuzz sends COUNT (10000) random packets as fast as it can: every valid
+ * opcode, some overwritten with a random byte; PSNs near a live QP's (-q:
+ * the PSN it expects of requests, the next it sends; some up to SPAN
+ * (1024) ahead, for a QP that moved on since) or anywhere; rkeys
+ * and addresses in and around live MRs (-k) or random; to the live QPNs,
+ * QP1, QPN 0 and 0xffffff, and random ones; random lengths, pad, flags,
+ * P_Keys, UDP ports, source addresses (-a, else SRC_IP); some cut, some
+ * truncated, some with a bad ICRC or UDP length or version. Most are
+ * well-formed with a good ICRC, so they reach the QP engine. The first
+ * line is "fuzz seed=S ..." (-r S sends the same packets again to the same
+ * targets; -v prints each packet's SPEC before sending it), the last
+ * "fuzz sent=N send_errors=E ..." with what was drawn. Exit 0 unless it
+ * could not build a packet.
  *
  * listen binds UDP port 4791 on SRC_IP (with a 32 MiB receive buffer, so
  * a burst is not lost) and prints one line per packet received, flushed
@@ -101,6 +119,7 @@ struct spec {
 	u16 sport;
 	u32 count;
 	u32 psnstep;
+	struct in_addr src;	/* 0: -s */
 };
 
 static struct in_addr src_ip, dst_ip;
@@ -177,6 +196,8 @@ static int spec_word(struct spec *sp, const char *w)
 		sp->have_op = 1;
 		return parse_op(eq + 1, &sp->h.opcode);
 	}
+	if (!strcmp(key, "src"))
+		return inet_pton(AF_INET, eq + 1, &sp->src) == 1 ? 0 : -1;
 	if (!strcmp(key, "icrc"))
 		return strcmp(eq + 1, "bad") ? -1 : (sp->bad_icrc = 1, 0);
 	if (parse_num(eq + 1, &v))
@@ -205,6 +226,11 @@ static int spec_word(struct spec *sp, const char *w)
 	KEY("ieth", sp->h.ieth_rkey, 0xffffffffULL);
 	KEY("qkey", sp->h.deth_qkey, 0xffffffffULL);
 	KEY("sqp", sp->h.deth_sqp, SROCE_24BIT_MASK);
+	KEY("atmva", sp->h.atm_va, ~0ULL);
+	KEY("atmrkey", sp->h.atm_rkey, 0xffffffffULL);
+	KEY("swap", sp->h.atm_swap_add, ~0ULL);
+	KEY("cmp", sp->h.atm_compare, ~0ULL);
+	KEY("orig", sp->h.atmack_orig, ~0ULL);
 	KEY("len", sp->len, MAX_PAYLOAD);
 	KEY("off", sp->off, 0xffffffffULL);
 	KEY("fill", sp->fill, 0xff);
@@ -286,7 +312,7 @@ static int build(const struct spec *sp, u8 *buf)
 	buf[7] = 0;
 	buf[8] = 64;
 	buf[9] = SROCE_IPPROTO_UDP;
-	memcpy(buf + 12, &src_ip, 4);
+	memcpy(buf + 12, sp->src.s_addr ? &sp->src : &src_ip, 4);
 	memcpy(buf + 16, &dst_ip, 4);
 	/* UDP, no checksum (IPv4 allows it; RoCEv2 senders do it) */
 	p = buf + SROCE_IPV4_HDR_LEN;
@@ -335,27 +361,35 @@ static int build(const struct spec *sp, u8 *buf)
 	return (int)total;
 }
 
+static int parse_spec(char *line, struct spec *sp)
+{
+	char *w, *save = NULL;
+
+	spec_init(sp);
+	for (w = strtok_r(line, " \t\r\n", &save); w;
+	     w = strtok_r(NULL, " \t\r\n", &save)) {
+		if (spec_word(sp, w)) {
+			fprintf(stderr, "error: bad word '%s'\n", w);
+			return -1;
+		}
+	}
+	if (!sp->have_op) {
+		fprintf(stderr, "error: no op=\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int send_spec(int fd, char *line)
 {
 	static u8 buf[MAX_PKT];
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct spec sp;
-	char *w, *save = NULL;
 	u32 n;
 	int len;
 
-	spec_init(&sp);
-	for (w = strtok_r(line, " \t\r\n", &save); w;
-	     w = strtok_r(NULL, " \t\r\n", &save)) {
-		if (spec_word(&sp, w)) {
-			fprintf(stderr, "error: bad word '%s'\n", w);
-			return -1;
-		}
-	}
-	if (!sp.have_op) {
-		fprintf(stderr, "error: no op=\n");
+	if (parse_spec(line, &sp))
 		return -1;
-	}
 	to.sin_addr = dst_ip;
 	for (n = 0; n < sp.count; n++) {
 		len = build(&sp, buf);
@@ -404,6 +438,342 @@ static int cmd_send(int argc, char **argv)
 		used += n;
 	}
 	return send_spec(fd, line) ? 1 : 0;
+}
+
+/*
+ * fuzz: COUNT packets, each a SPEC drawn from a PRNG seeded with SEED, so
+ * the same targets and seed send the same bytes again (-v prints every
+ * SPEC line first; `send -` replays them one by one). Mostly well-formed
+ * packets with good ICRCs, so they reach the parsers and the QP engine;
+ * around the live QPs' PSNs and inside the live MRs more often than not.
+ */
+#define FZ_MAX	16
+
+struct fz_qp {
+	u32 qpn;
+	u32 rq_psn;		/* next request PSN it expects */
+	u32 sq_psn;		/* next PSN it sends */
+};
+
+struct fz_mr {
+	u32 rkey;
+	u64 va;
+	u64 len;
+};
+
+struct fuzz {
+	u64 state;
+	struct fz_qp qp[FZ_MAX];
+	struct fz_mr mr[FZ_MAX];
+	struct in_addr src[FZ_MAX];
+	int nqp, nmr, nsrc;
+	u32 span;		/* how far ahead of a QP's PSN to aim */
+	u8 ops[256];
+	int nops;
+	/* what was sent, for the summary line */
+	u64 sent, errors, raw_op, bad_icrc, cut, trunc, live_qp, qp1, live_key;
+};
+
+/* splitmix64: tiny, and every seed gives a good stream */
+static u64 fz_next(struct fuzz *f)
+{
+	u64 z = (f->state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static u32 fz_below(struct fuzz *f, u64 n)
+{
+	return n ? (u32)(fz_next(f) % n) : 0;
+}
+
+static int fz_pct(struct fuzz *f, u32 pct)
+{
+	return fz_below(f, 100) < pct;
+}
+
+/*
+ * A PSN near @base most of the time, anywhere otherwise. A QP's PSNs as
+ * read at the start move on while its transfer runs: aim up to span ahead.
+ */
+static u32 fz_psn(struct fuzz *f, u32 base)
+{
+	u32 r = fz_below(f, 4);
+
+	if (r < 2)
+		return sroce_psn_add(base, fz_below(f, 33) - 16);
+	if (r == 2)
+		return sroce_psn_add(base, fz_below(f, f->span + 33) - 16);
+	return fz_below(f, 1u << 24);
+}
+
+/* An address in or around a live MR (-1: none picked). */
+static int fz_mr(struct fuzz *f, u32 *rkey, u64 *va, u32 align)
+{
+	const struct fz_mr *m;
+
+	if (!f->nmr || !fz_pct(f, 75)) {
+		*rkey = (u32)fz_next(f);
+		*va = fz_pct(f, 50) ? fz_next(f) : fz_below(f, 1u << 20);
+		return -1;
+	}
+	m = &f->mr[fz_below(f, f->nmr)];
+	*rkey = m->rkey;
+	if (fz_pct(f, 90))
+		*va = m->va + fz_below(f, m->len) / align * align;
+	else		/* just outside, or straddling an end */
+		*va = m->va + m->len - 64 + fz_below(f, 128) -
+		      (fz_pct(f, 50) ? m->len : 0);
+	f->live_key++;
+	return (int)(m - f->mr);
+}
+
+static u32 fz_len(struct fuzz *f)
+{
+	static const u32 edges[] = { 256, 512, 1023, 1024, 1025, 1400 };
+
+	switch (fz_below(f, 7)) {
+	case 0: case 1: case 2:
+		return fz_below(f, 65);
+	case 3: case 4:
+		return fz_below(f, 1101);
+	case 5:
+		return edges[fz_below(f, ARRAY_SIZE(edges))];
+	default:
+		return fz_below(f, 1401);
+	}
+}
+
+#define FZ_ADD(...)							\
+	do {								\
+		if (n < size)						\
+			n += snprintf(line + n, size - n,		\
+				      " " __VA_ARGS__);			\
+	} while (0)
+
+/* One random SPEC line into @line. */
+static void fz_spec(struct fuzz *f, char *line, size_t size)
+{
+	const struct sroce_opcode_info *info;
+	const struct fz_qp *q = NULL;
+	u32 qpn, len, tlen, padbytes, pad, extra = 0, cut = 0, rkey, r;
+	u8 op;
+	u64 va;
+	size_t n;
+	int mr;
+
+	r = fz_below(f, 100);
+	if (f->nqp && r < 60) {
+		q = &f->qp[fz_below(f, f->nqp)];
+		qpn = q->qpn;
+		f->live_qp++;
+	} else if (r < 70) {
+		qpn = 1;
+		f->qp1++;
+	} else if (r < 73) {
+		qpn = r & 1 ? 0 : SROCE_24BIT_MASK;
+	} else if (r < 80) {
+		qpn = fz_below(f, 64);
+	} else {
+		qpn = fz_below(f, 1u << 24);
+	}
+	op = f->ops[fz_below(f, f->nops)];
+	info = sroce_opcode_info(op);
+	n = (size_t)snprintf(line, size, "op=%u qpn=%u", op, qpn);
+	if (q)
+		FZ_ADD("psn=%u", fz_psn(f, info->flags & SROCE_OPF_REQ ?
+				   q->rq_psn : q->sq_psn));
+	else
+		FZ_ADD("psn=%u", fz_below(f, 1u << 24));
+	if (f->nsrc && fz_pct(f, 80))
+		FZ_ADD("src=%s", inet_ntoa(f->src[fz_below(f, f->nsrc)]));
+	FZ_ADD("ackreq=%u se=%u migreq=%u", fz_below(f, 2), fz_pct(f, 20),
+	       fz_pct(f, 5));
+	r = fz_below(f, 100);
+	if (r >= 95)
+		FZ_ADD("pkey=%u", r == 99 ? fz_below(f, 0x10000) : 0x7fff);
+	if (fz_pct(f, 50))
+		FZ_ADD("sport=%u", fz_below(f, 0x10000));
+
+	if (info->xhdrs & SROCE_XH_RETH) {
+		mr = fz_mr(f, &rkey, &va, 1);
+		r = fz_below(f, 5);
+		FZ_ADD("rkey=%u va=%llu dmalen=%u", rkey, (unsigned long long)va,
+		       r < 3 ? fz_below(f, 2049) :
+		       r == 3 && mr >= 0 ? (u32)(f->mr[mr].va + f->mr[mr].len - va) :
+		       (u32)fz_next(f));
+	}
+	if (info->xhdrs & SROCE_XH_ATMETH) {
+		fz_mr(f, &rkey, &va, fz_pct(f, 90) ? 8 : 1);
+		FZ_ADD("atmrkey=%u atmva=%llu swap=%llu cmp=%llu", rkey,
+		       (unsigned long long)va, (unsigned long long)fz_next(f),
+		       (unsigned long long)fz_below(f, 4));
+	}
+	if (info->xhdrs & SROCE_XH_AETH) {
+		static const u8 kinds[] = { 0x00, 0x20, 0x60 };
+		u8 syn = kinds[fz_below(f, 3)];
+
+		syn |= syn == 0x60 ? fz_below(f, 5) : fz_below(f, 32);
+		FZ_ADD("syn=%u msn=%u", fz_pct(f, 10) ? fz_below(f, 256) : syn,
+		       fz_pct(f, 50) ? fz_below(f, 64) : fz_below(f, 1u << 24));
+	}
+	if (info->xhdrs & SROCE_XH_DETH)
+		FZ_ADD("qkey=%u sqp=%u", fz_pct(f, 50) ? 0x80010000u :
+		       (u32)fz_next(f), fz_below(f, 1u << 24));
+	if (info->xhdrs & SROCE_XH_IMMDT)
+		FZ_ADD("imm=%u", (u32)fz_next(f));
+	if (info->xhdrs & SROCE_XH_IETH) {
+		fz_mr(f, &rkey, &va, 1);
+		FZ_ADD("ieth=%u", rkey);
+	}
+	if (info->xhdrs & SROCE_XH_ATMACK)
+		FZ_ADD("orig=%llu", (unsigned long long)fz_next(f));
+
+	len = (info->flags & SROCE_OPF_PAYLOAD) || fz_pct(f, 10) ? fz_len(f) : 0;
+	FZ_ADD("len=%u", len);
+	if (fz_pct(f, 90))
+		FZ_ADD("seed=%u off=%u", (u32)fz_next(f), fz_below(f, 1u << 20));
+	else
+		FZ_ADD("fill=%u", fz_below(f, 256));
+	pad = sroce_pad_for(len);
+	if (fz_pct(f, 10)) {
+		pad = fz_below(f, 4);
+		FZ_ADD("pad=%u", pad);
+	}
+	padbytes = pad;
+	if (fz_pct(f, 8)) {
+		padbytes = fz_below(f, 8);
+		FZ_ADD("padbytes=%u", padbytes);
+	}
+	if (fz_pct(f, 5)) {
+		extra = 1 + fz_below(f, 16);
+		FZ_ADD("extra=%u", extra);
+	}
+	if (fz_pct(f, 12)) {
+		FZ_ADD("rawop=%u", fz_below(f, 256));
+		f->raw_op++;
+	}
+	if (fz_pct(f, 2))
+		FZ_ADD("tver=%u", fz_below(f, 16));
+	tlen = info->hdr_len + len + padbytes + extra;
+	if (fz_pct(f, 5)) {
+		cut = 1 + fz_below(f, tlen);
+		FZ_ADD("cut=%u", cut);
+		f->cut++;
+	}
+	tlen += SROCE_ICRC_LEN - cut;
+	if (tlen > 1 && fz_pct(f, 3)) {
+		FZ_ADD("trunc=%u", 1 + fz_below(f, tlen - 1));
+		f->trunc++;
+	}
+	if (fz_pct(f, 2))
+		FZ_ADD("udplen=%u", fz_below(f, 0x10000));
+	if (fz_pct(f, 8)) {
+		FZ_ADD("icrc=bad");
+		f->bad_icrc++;
+	}
+}
+
+/* QPN:RQ_PSN:SQ_PSN or RKEY:VA:LEN */
+static int fz_triple(const char *s, unsigned long long v[3])
+{
+	char buf[96], *a, *b;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	a = strchr(buf, ':');
+	b = a ? strchr(a + 1, ':') : NULL;
+	if (!b)
+		return -1;
+	*a++ = 0;
+	*b++ = 0;
+	return parse_num(buf, &v[0]) || parse_num(a, &v[1]) ||
+	       parse_num(b, &v[2]) ? -1 : 0;
+}
+
+static int cmd_fuzz(int argc, char **argv)
+{
+	static u8 buf[MAX_PKT];
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	unsigned long long count = 10000, v[3];
+	struct fuzz f;
+	char line[1024];
+	struct spec sp;
+	int fd, i, verbose = 0, len;
+	u64 k;
+
+	memset(&f, 0, sizeof(f));
+	f.state = (u64)time(NULL) << 20 ^ (u64)getpid();
+	f.span = 1024;
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(o, "-v")) {
+			verbose = 1;
+			continue;
+		}
+		if (!a)
+			return 2;
+		i++;
+		if (!strcmp(o, "-n") && !parse_num(a, &v[0])) {
+			count = v[0];
+		} else if (!strcmp(o, "-r") && !parse_num(a, &v[0])) {
+			f.state = v[0];
+		} else if (!strcmp(o, "-w") && !parse_num(a, &v[0]) &&
+			   v[0] <= 1u << 22) {
+			f.span = v[0];
+		} else if (!strcmp(o, "-q") && f.nqp < FZ_MAX &&
+			   !fz_triple(a, v) && v[0] <= SROCE_24BIT_MASK &&
+			   v[1] <= SROCE_24BIT_MASK && v[2] <= SROCE_24BIT_MASK) {
+			f.qp[f.nqp++] = (struct fz_qp){ v[0], v[1], v[2] };
+		} else if (!strcmp(o, "-k") && f.nmr < FZ_MAX &&
+			   !fz_triple(a, v) && v[0] <= 0xffffffffULL && v[2]) {
+			f.mr[f.nmr++] = (struct fz_mr){ v[0], v[1], v[2] };
+		} else if (!strcmp(o, "-a") && f.nsrc < FZ_MAX &&
+			   inet_pton(AF_INET, a, &f.src[f.nsrc]) == 1) {
+			f.nsrc++;
+		} else {
+			fprintf(stderr, "error: bad fuzz option %s %s\n", o, a);
+			return 2;
+		}
+	}
+	for (i = 0; i < 256; i++)
+		if (sroce_opcode_valid(i))
+			f.ops[f.nops++] = (u8)i;
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		fprintf(stderr, "error: raw socket: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("fuzz seed=%llu count=%llu qps=%d mrs=%d\n",
+	       (unsigned long long)f.state, count, f.nqp, f.nmr);
+	fflush(stdout);
+	to.sin_addr = dst_ip;
+	for (k = 0; k < count; k++) {
+		fz_spec(&f, line, sizeof(line));
+		if (verbose)
+			printf("%s\n", line);
+		if (parse_spec(line, &sp))
+			return 1;	/* a fuzzer bug: stop and show it */
+		len = build(&sp, buf);
+		if (len < 0)
+			return 1;
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to,
+			   sizeof(to)) == len)
+			f.sent++;
+		else
+			f.errors++;
+	}
+	printf("fuzz sent=%llu send_errors=%llu live_qp=%llu qp1=%llu live_key=%llu raw_op=%llu cut=%llu trunc=%llu bad_icrc=%llu\n",
+	       (unsigned long long)f.sent, (unsigned long long)f.errors,
+	       (unsigned long long)f.live_qp, (unsigned long long)f.qp1,
+	       (unsigned long long)f.live_key, (unsigned long long)f.raw_op,
+	       (unsigned long long)f.cut, (unsigned long long)f.trunc,
+	       (unsigned long long)f.bad_icrc);
+	return 0;
 }
 
 static const char *op_name(u8 op)
@@ -507,6 +877,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sroce_inject -s SRC_IP -d DST_IP send SPEC...|-\n"
+		"       sroce_inject -s SRC_IP -d DST_IP fuzz [-n COUNT] [-r SEED] [-w SPAN] [-v]\n"
+		"            [-q QPN:RQ_PSN:SQ_PSN]... [-k RKEY:VA:LEN]... [-a SRC]...\n"
 		"       sroce_inject -s SRC_IP listen [-t SECONDS] [-n COUNT]\n"
 		"(the comment at the top of sroce_inject.c tells SPEC)\n");
 }
@@ -535,6 +907,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "send") && dst_ip.s_addr)
 		return cmd_send(argc - i - 1, argv + i + 1);
+	if (!strcmp(argv[i], "fuzz") && dst_ip.s_addr)
+		return cmd_fuzz(argc - i - 1, argv + i + 1);
 	if (!strcmp(argv[i], "listen"))
 		return cmd_listen(argc - i - 1, argv + i + 1);
 	usage();

@@ -1447,6 +1447,10 @@ int main(int argc, char **argv)
 	     ibv_get_device_name(ctx->device), gid_index, g1, me.qpn, me.psn);
 	note("peer gid %s qpn %u psn %#x; %s, path MTU %u, run %#" PRIx64,
 	     g2, peer.qpn, peer.psn, type_name, mtu, plan_nonce);
+	/* for a wire fuzzer that aims at this run's QP and MR */
+	note("mr rkey %#x addr %#" PRIx64 " len %" PRIu64, me.rkey,
+	     (uint64_t)me.addr, (uint64_t)me.len);
+	fflush(stdout);
 
 	steps = calloc(NUM_OPS * 2 * (MAX_SIZES + 1), sizeof(*steps));
 	if (!steps)
