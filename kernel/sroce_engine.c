@@ -15,6 +15,7 @@ static struct workqueue_struct *sroce_wq;
 
 int sroce_engine_init(void)
 {
+	sroce_resp_module_init();
 	sroce_wq = alloc_workqueue("sroce_req", WQ_UNBOUND | WQ_HIGHPRI, 0);
 	return sroce_wq ? 0 : -ENOMEM;
 }

@@ -293,20 +293,15 @@ u32 sroce_req_mtu(const struct sroce_qp *qp);
  * @flush a receive WQE the responder has taken but not completed is
  * completed with IB_WC_WR_FLUSH_ERR (call it before flushing the RQ so
  * the completions keep their order); cleanup frees memory after the last
- * QP reference is gone.  sroce_resp_exit() at module unload.
+ * QP reference is gone.  sroce_resp_module_init()/sroce_resp_exit() at
+ * module load and unload.
  */
 int sroce_resp_init(struct sroce_qp *qp);
 int sroce_resp_reset(struct sroce_qp *qp, u32 rq_psn);
 void sroce_resp_stop(struct sroce_qp *qp, bool flush);
 void sroce_resp_cleanup(struct sroce_qp *qp);
+void sroce_resp_module_init(void);
 void sroce_resp_exit(void);
-/*
- * Run the responder work this CPU deferred: coalesced ACKs, the rest of
- * long READ responses and requests queued behind them.  A tasklet does it
- * after the current softirq batch anyway; the receive path may call this
- * at the end of its own batch to do it sooner.  Any context but hardirq.
- */
-void sroce_resp_flush(void);
 
 /* Receive dispatch from sroce_net.c; called in softirq with a QP reference. */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);

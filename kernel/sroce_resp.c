@@ -16,11 +16,16 @@
 #include "sroce_resp.h"
 #include "sroce_psn.h"
 
-/* QPs with deferred responder work, per CPU; each entry holds a QP ref. */
+/*
+ * QPs with deferred responder work, per CPU; each entry holds a QP ref.
+ * The lock is for CPU hotplug: a pending tasklet of a CPU going offline
+ * runs on another CPU, still serving the offlined CPU's list, while that
+ * CPU may come back and schedule onto its list again.
+ */
 struct sroce_svc_list {
+	spinlock_t lock;
 	struct sroce_qp *head;
 	struct tasklet_struct tasklet;
-	bool ready;
 };
 
 static DEFINE_PER_CPU(struct sroce_svc_list, sroce_svc_lists);
@@ -124,14 +129,43 @@ static void resp_send_rnr_nak(struct sroce_qp *qp, u32 psn)
 	sroce_count(qp->dev, SROCE_CNT_RNR_NAKS_SENT);
 }
 
+static void resp_service(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct resp_out out = {};
+
+	spin_lock(&resp->lock);
+	resp->sched = false;
+	if (!resp->stopped)
+		sroce_resp_run(qp, &out);
+	spin_unlock(&resp->lock);
+
+	if (out.qp_error)
+		sroce_qp_error(qp, out.event);
+}
+
+/* Serves the list it belongs to, whichever CPU it runs on. */
 static void resp_svc_tasklet(struct tasklet_struct *t)
 {
-	sroce_resp_flush();
+	struct sroce_svc_list *l = from_tasklet(l, t, tasklet);
+	struct sroce_qp *qp, *next;
+
+	/* QPs rescheduled while we run wait for the next pass */
+	spin_lock(&l->lock);
+	next = l->head;
+	l->head = NULL;
+	spin_unlock(&l->lock);
+	while ((qp = next)) {
+		next = qp->resp.sched_next;
+		qp->resp.sched_next = NULL;
+		resp_service(qp);
+		sroce_qp_put(qp);
+	}
 }
 
 /*
- * Locked: have resp_service() run for this QP after the current softirq
- * batch.  The QP goes on this CPU's list holding a reference.
+ * Locked, BHs off: have resp_service() run for this QP after the current
+ * softirq batch.  The QP goes on this CPU's list holding a reference.
  */
 void sroce_resp_schedule(struct sroce_qp *qp)
 {
@@ -140,15 +174,13 @@ void sroce_resp_schedule(struct sroce_qp *qp)
 
 	if (resp->sched)
 		return;
-	l = this_cpu_ptr(&sroce_svc_lists);
-	if (!l->ready) {
-		tasklet_setup(&l->tasklet, resp_svc_tasklet);
-		l->ready = true;
-	}
 	refcount_inc(&qp->ref);
 	resp->sched = true;
+	l = this_cpu_ptr(&sroce_svc_lists);
+	spin_lock(&l->lock);
 	resp->sched_next = l->head;
 	l->head = qp;
+	spin_unlock(&l->lock);
 	tasklet_schedule(&l->tasklet);
 }
 
@@ -170,40 +202,6 @@ void sroce_resp_defer_ack(struct sroce_qp *qp)
 		return;
 	}
 	sroce_resp_schedule(qp);
-}
-
-static void resp_service(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = &qp->resp;
-	struct resp_out out = {};
-
-	spin_lock(&resp->lock);
-	resp->sched = false;
-	if (!resp->stopped)
-		sroce_resp_run(qp, &out);
-	spin_unlock(&resp->lock);
-
-	if (out.qp_error)
-		sroce_qp_error(qp, out.event);
-}
-
-void sroce_resp_flush(void)
-{
-	struct sroce_svc_list *l;
-	struct sroce_qp *qp, *next;
-
-	local_bh_disable();
-	l = this_cpu_ptr(&sroce_svc_lists);
-	/* QPs rescheduled while we run wait for the next pass */
-	next = l->head;
-	l->head = NULL;
-	while ((qp = next)) {
-		next = qp->resp.sched_next;
-		qp->resp.sched_next = NULL;
-		resp_service(qp);
-		sroce_qp_put(qp);
-	}
-	local_bh_enable();
 }
 
 /* ------------------------------------------------------------------ */
@@ -972,14 +970,22 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 	resp->wqe = NULL;
 }
 
-void sroce_resp_exit(void)
+void sroce_resp_module_init(void)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct sroce_svc_list *l = per_cpu_ptr(&sroce_svc_lists, cpu);
 
-		if (l->ready)
-			tasklet_kill(&l->tasklet);
+		spin_lock_init(&l->lock);
+		tasklet_setup(&l->tasklet, resp_svc_tasklet);
 	}
+}
+
+void sroce_resp_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		tasklet_kill(&per_cpu_ptr(&sroce_svc_lists, cpu)->tasklet);
 }

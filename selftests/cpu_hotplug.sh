@@ -5,10 +5,10 @@
 # timeout: 500
 #
 # CPU 1 goes offline and online again, over and over, while loopback RC
-# traffic runs on sroce0 (ibv_rc_pingpong -c, every buffer checked, and
-# ib_write_bw): the traffic completes, its QPs are destroyed when the
-# programs exit (no reference may be left on a dead CPU's list), and the
-# device and module go away.
+# traffic runs on sroce0 (ibv_rc_pingpong -c, every buffer checked,
+# ib_write_bw and ib_read_bw): the traffic completes, its QPs are destroyed
+# when the programs exit (no reference may be left on a dead CPU's list),
+# and the device and module go away.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -33,28 +33,35 @@ toggle() {
 	TOGGLES=$rounds
 }
 
-# traffic: an rc_pingpong pair and an ib_write_bw pair in loopback,
-# with CPU 1 toggled until all four have exited.
+# traffic: an rc_pingpong pair, an ib_write_bw pair and an ib_read_bw pair
+# in loopback, with CPU 1 toggled until all six have exited. The READs are
+# 256 KiB, longer than one softirq pass sends, so their responses keep the
+# responder's per-CPU deferred-work tasklet pending while CPUs go away.
 traffic() {
-	local ps pc ws wc rc=0
+	local pids=() p rc=0
 	timeout 300 ibv_rc_pingpong -d sroce0 -g "$GID" -p 18950 -c -n 3000 -s 4096 > /tmp/pp.srv 2>&1 &
-	ps=$!
+	pids+=($!)
 	timeout 300 ib_write_bw -d sroce0 -x "$GID" -F -p 18951 -s 65536 -n 3000 > /tmp/bw.srv 2>&1 &
-	ws=$!
-	wait_for "tcp_listening 18950 && tcp_listening 18951" 60 || return 1
+	pids+=($!)
+	timeout 300 ib_read_bw -d sroce0 -x "$GID" -F -p 18952 -s 262144 -n 400 > /tmp/rd.srv 2>&1 &
+	pids+=($!)
+	wait_for "tcp_listening 18950 && tcp_listening 18951 && tcp_listening 18952" 60 || return 1
 	timeout 300 ibv_rc_pingpong -d sroce0 -g "$GID" -p 18950 -c -n 3000 -s 4096 "$(my_ip)" > /tmp/pp.cli 2>&1 &
-	pc=$!
+	pids+=($!)
 	timeout 300 ib_write_bw -d sroce0 -x "$GID" -F -p 18951 -s 65536 -n 3000 "$(my_ip)" > /tmp/bw.cli 2>&1 &
-	wc=$!
-	toggle $ps $pc $ws $wc || rc=1
-	for p in $ps $pc $ws $wc; do wait $p || rc=1; done
-	tail -n 2 /tmp/pp.cli /tmp/bw.cli
+	pids+=($!)
+	timeout 300 ib_read_bw -d sroce0 -x "$GID" -F -p 18952 -s 262144 -n 400 "$(my_ip)" > /tmp/rd.cli 2>&1 &
+	pids+=($!)
+	toggle "${pids[@]}" || rc=1
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	tail -n 2 /tmp/pp.cli /tmp/bw.cli /tmp/rd.cli
+	[ $rc = 0 ] || tail -n 8 /tmp/bw.srv /tmp/rd.srv /tmp/bw.cli /tmp/rd.cli
 	[ $rc = 0 ] && grep -q '3000 iters in' /tmp/pp.cli && grep -q '3000 iters in' /tmp/pp.srv
 }
-t_ok "rc_pingpong and ib_write_bw complete while CPU 1 goes off and on" traffic
+t_ok "rc_pingpong, ib_write_bw and ib_read_bw complete while CPU 1 goes off and on" traffic
 t_ok "CPU 1 went offline and online at least 3 times meanwhile" test "${TOGGLES:-0}" -ge 3
 t_ok "CPU 1 back online" test "$(cat $ONLINE)" = 1
-nqp() { rdma resource show qp 2>/dev/null | grep -c 'comm \(ibv_rc_pingpong\|ib_write_bw\)'; }
+nqp() { rdma resource show qp 2>/dev/null | grep -c 'comm \(ibv_rc_pingpong\|ib_write_bw\|ib_read_bw\)'; }
 t_ok "their QPs are gone" wait_for '[ $(nqp) = 0 ]' 30
 t_ok "rdma link delete sroce0" timeout 60 rdma link delete sroce0
 t_ok "rmmod sroce" timeout 60 rmmod sroce
