@@ -10,6 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/versions.env"
+KVER=${SROCE_KVER:-$KVER}
 CACHE=${SROCE_CACHE:-$ROOT/.cache}
 MODDIR=$CACHE/kernel/$KVER/lib/modules/$KVER
 OUT=${1:?usage: mkinitramfs.sh OUTPUT}

@@ -5,11 +5,14 @@
 # Emits TAP (one line per test file, the test's own output indented below
 # it) and ends with "N passed, N failed". Exit status 1 if anything failed.
 #
-# Usage: run-tests.sh [-t PATTERNS]
+# Usage: run-tests.sh [-t PATTERNS] [-x PATTERNS]
+#   -t: run only these; -x: leave these out.
 #   PATTERNS: comma-separated names or globs, matched against the test name
 #   (path under selftests/ without .sh, e.g. harness/boot_ok, link_add) and
 #   its basename; "unit" selects the host unit tests, "provider" the
 #   libsroce unit test.
+#   SROCE_RESULTS: results folder (default build/results); for the VM
+#   settings make check-debug changes see scripts/vm.sh.
 #
 # Test files: selftests/*.sh and selftests/harness/*.sh. Header comments:
 #   # vms: 1|2       boot that many VMs and run the script in each guest
@@ -20,24 +23,28 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RESULTS=$ROOT/build/results
-PATTERNS=
-while getopts t: o; do
+RESULTS=${SROCE_RESULTS:-$ROOT/build/results}
+PATTERNS= EXCLUDE=
+while getopts t:x: o; do
 	case $o in
 	t) PATTERNS=$OPTARG ;;
+	x) EXCLUDE=$OPTARG ;;
 	*) sed -n '/^# Usage/,/^#   # mtu/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 
-selected() { # name
+matches() { # name patterns
 	local n=$1 p
-	[[ -z $PATTERNS ]] && return 0
-	IFS=, read -ra pats <<< "$PATTERNS"
+	IFS=, read -ra pats <<< "$2"
 	for p in "${pats[@]}"; do
 		# shellcheck disable=SC2053
 		[[ $n == $p || ${n##*/} == $p || $n == ${p%.sh} ]] && return 0
 	done
 	return 1
+}
+selected() { # name
+	[[ -n $EXCLUDE ]] && matches "$1" "$EXCLUDE" && return 1
+	[[ -z $PATTERNS ]] || matches "$1" "$PATTERNS"
 }
 
 header() { # file key
@@ -90,7 +97,7 @@ run_one() {
 			echo "missing '# vms: N' header in $f" > "$res/output"
 			rc=2
 		elif [[ $vms == 0 ]]; then
-			ROOT=$ROOT RESULTS=$res timeout -k 10 "${to:-600}" \
+			ROOT=$ROOT RESULTS=$res timeout -k 10 "$((${to:-600} * ${SROCE_TIMEOUT_SCALE:-1}))" \
 				bash "$f" > "$res/output" 2>&1 < /dev/null
 			rc=$?
 		else

@@ -9,7 +9,7 @@ PATTERN='(BUG:|BUG [^ ]+ \(|kernel BUG at|Oops|WARNING:|Call Trace:|Kernel panic
 'general protection fault|Unable to handle kernel|INFO: task .* blocked for more than|'\
 'hung_task|rcu: INFO|INFO: rcu_|soft lockup|hard LOCKUP|possible circular locking|'\
 'possible recursive locking|inconsistent lock state|lock held when returning|'\
-'suspicious RCU usage|UBSAN:|KASAN:|KCSAN:|kmemleak|list_add corruption|'\
+'suspicious RCU usage|UBSAN:|KASAN:|KCSAN:|suspected memory leak|unreferenced object|list_add corruption|'\
 'list_del corruption|stack-protector|Poison overwritten|Redzone overwritten|'\
 'Object already free|double free|refcount_t:|sleeping function called from invalid context|'\
 'scheduling while atomic|bad page state|segfault at)'

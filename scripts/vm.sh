@@ -18,16 +18,22 @@
 #   -q              do not print the guests' logs
 # SCRIPT is a path inside the host tree; it runs in every guest with VM_ID,
 # NVMS, MTU, SYNC, RESULTS, REPO, STAGE, KVER in its environment.
+# Environment (make check-debug sets these): SROCE_KVER boots another kernel
+# from .cache/kernel, SROCE_STAGE is the default stage, SROCE_SLUB=0 drops
+# slub_debug, SROCE_TIMEOUT_SCALE=N multiplies -t.
 # Exit status: 0 all guests exited 0 and no kernel splat, 1 otherwise,
 # 2 usage or host-side setup error.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/versions.env"
+# make check-debug boots its own kernel, stage and slower timeouts.
+KVER=${SROCE_KVER:-$KVER}
 CACHE=${SROCE_CACHE:-$ROOT/.cache}
 KDIR=$CACHE/kernel/$KVER
 
-NVMS=1 RES='' TIMEOUT=300 MEM=1024 CPUS=1 MTU=1500 STAGE=$ROOT/build/stage SLUB=1 QUIET=0
+NVMS=1 RES='' TIMEOUT=300 MEM=1024 CPUS=1 MTU=1500 QUIET=0
+STAGE=${SROCE_STAGE:-$ROOT/build/stage} SLUB=${SROCE_SLUB:-1}
 usage() { sed -n '/^# Usage/,/^# 2 usage/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -51,6 +57,9 @@ SCRIPT=$(realpath "$1") || exit 2
 [[ -f $SCRIPT ]] || { echo "vm.sh: no such script $1" >&2; exit 2; }
 [[ $NVMS == 1 || $NVMS == 2 ]] || { echo "vm.sh: -n must be 1 or 2" >&2; exit 2; }
 [[ $MTU =~ ^[0-9]+$ && $TIMEOUT =~ ^[0-9]+$ && $MEM =~ ^[0-9]+$ && $CPUS =~ ^[1-8]$ ]] || usage
+scale=${SROCE_TIMEOUT_SCALE:-1}
+[[ $scale =~ ^[1-9]$ ]] || { echo "vm.sh: SROCE_TIMEOUT_SCALE must be 1-9" >&2; exit 2; }
+TIMEOUT=$((TIMEOUT * scale))
 [[ -f $KDIR/.done ]] || { echo "vm.sh: $KDIR missing; run make deps" >&2; exit 2; }
 if [[ $STAGE == none ]]; then
 	STAGE=
@@ -235,7 +244,7 @@ for i in $(seq "$NVMS"); do
 		verdict "vm$i: kernel PANIC"
 		fail=1
 	fi
-	if splats=$("$ROOT/scripts/splat-check.sh" "$RES/vm$i.console" "$RES/vm$i.dmesg"); then
+	if splats=$("$ROOT/scripts/splat-check.sh" "$RES/vm$i.console" "$RES/vm$i.dmesg" "$RES/vm$i.kmemleak"); then
 		:
 	else
 		verdict "vm$i: kernel SPLAT detected:"
