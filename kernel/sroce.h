@@ -79,6 +79,16 @@ enum sroce_counter {
 	SROCE_CNT_DOORBELLS,
 	SROCE_CNT_ACK_OUT_OF_WINDOW,
 	SROCE_CNT_DUP_READ_REFUSED,
+	/*
+	 * Why a packet counted in malformed_pkts was refused, one cause each:
+	 * so a user can tell a broken peer from a misconfigured one.
+	 */
+	SROCE_CNT_BAD_HDR,
+	SROCE_CNT_BAD_OPCODE,
+	SROCE_CNT_BAD_LEN,
+	SROCE_CNT_BAD_PKEY,
+	SROCE_CNT_WRONG_QP,
+	SROCE_CNT_BAD_QKEY,
 	SROCE_NUM_COUNTERS
 };
 
@@ -359,6 +369,14 @@ static inline struct sroce_ucontext *to_suc(struct ib_ucontext *ibuc)
 static inline void sroce_count(struct sroce_dev *dev, enum sroce_counter c)
 {
 	this_cpu_inc(dev->counters->cnt[c]);
+}
+
+/* A refused packet: malformed_pkts and its cause (SROCE_CNT_BAD_*). */
+static inline void sroce_count_malformed(struct sroce_dev *dev,
+					 enum sroce_counter cause)
+{
+	sroce_count(dev, SROCE_CNT_MALFORMED);
+	sroce_count(dev, cause);
 }
 
 static inline void sroce_count_add(struct sroce_dev *dev,

@@ -154,6 +154,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	struct sroce_dev *dev;
 	struct sroce_qp *qp;
 	struct sroce_rx rx;
+	enum sroce_counter cause = SROCE_CNT_BAD_HDR;
 	unsigned int ver;
 	u32 ulen, plen, hlen;
 	int err;
@@ -199,17 +200,23 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	err = sroce_pkt_parse(skb->data, plen, &rx.pkt);
 	if (err == -EBADMSG && (rx.pkt.info->flags & SROCE_OPF_REQ)) {
 		/* The RC responder NAKs it; the others drop it. */
-		sroce_count(dev, SROCE_CNT_MALFORMED);
+		sroce_count_malformed(dev, SROCE_CNT_BAD_LEN);
 		rx.len_err = true;
 	} else if (err) {
+		if (err == -EBADMSG)
+			cause = SROCE_CNT_BAD_LEN;
+		else if (err == -EOPNOTSUPP)
+			cause = SROCE_CNT_BAD_OPCODE;
 		goto malformed;
 	}
 	rx.skb = skb;
 	rx.payload_off = rx.pkt.payload_off;
 
 	/* One partition: the default, full or limited membership. */
-	if ((rx.pkt.h.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
+	if ((rx.pkt.h.pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff)) {
+		cause = SROCE_CNT_BAD_PKEY;
 		goto malformed;
+	}
 
 	/* No QP0 on RoCE; multicast is not supported. */
 	if (rx.pkt.h.qpn == 0 || rx.pkt.h.qpn == SROCE_MAX_QPN)
@@ -220,6 +227,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	if (!sroce_opcode_fits_qp(qp, rx.pkt.info->qpt) ||
 	    !sroce_rx_from_peer(qp, &rx)) {
 		sroce_qp_put(qp);
+		cause = SROCE_CNT_WRONG_QP;
 		goto malformed;
 	}
 
@@ -237,7 +245,7 @@ no_qp:
 	sroce_count(dev, SROCE_CNT_NO_QP);
 	goto drop_dev;
 malformed:
-	sroce_count(dev, SROCE_CNT_MALFORMED);
+	sroce_count_malformed(dev, cause);
 drop_dev:
 	sroce_dev_put(dev);
 drop:

@@ -785,8 +785,11 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 
 	qkey = qp->ibqp.qp_type == IB_QPT_GSI ? SROCE_GSI_QKEY :
 						qp->attr.qkey;
-	if (rx->len_err || pkt->h.deth_qkey != qkey) {
-		sroce_count(qp->dev, SROCE_CNT_MALFORMED);
+	/* A length error was counted on arrival. */
+	if (rx->len_err)
+		return;
+	if (pkt->h.deth_qkey != qkey) {
+		sroce_count_malformed(qp->dev, SROCE_CNT_BAD_QKEY);
 		return;
 	}
 

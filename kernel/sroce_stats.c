@@ -35,6 +35,12 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
 	/* duplicate READs refused: their resend budget was spent */
 	[SROCE_CNT_DUP_READ_REFUSED].name = "dup_read_refused",
+	[SROCE_CNT_BAD_HDR].name = "malformed_hdr",
+	[SROCE_CNT_BAD_OPCODE].name = "malformed_opcode",
+	[SROCE_CNT_BAD_LEN].name = "malformed_len",
+	[SROCE_CNT_BAD_PKEY].name = "malformed_pkey",
+	[SROCE_CNT_WRONG_QP].name = "malformed_qp",
+	[SROCE_CNT_BAD_QKEY].name = "malformed_qkey",
 };
 
 /* A counter added to the enum without a name would show up blank. */

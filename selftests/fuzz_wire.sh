@@ -32,33 +32,10 @@ INJ=$VERBS_BIN/sroce_inject
 VIC=$VERBS_BIN/sroce_victim
 XFER=$VERBS_BIN/sroce_xfer
 XFER_ARGS=(-t rc -s "4096,65536,1048576")
-VIP=10.88.0.1
-PIP=10.88.0.2
 CTRS=(icrc_errors malformed_pkts no_qp_drops bad_rkey duplicate_request
 	out_of_seq_request naks_sent naks_rcvd ack_out_of_window rnr_naks_sent
-	rcvd_pkts local_errors cq_overflows)
-
-netns_up() {
-	modprobe veth || return 1
-	ip netns add peer || return 1
-	ip link add veth0 type veth peer name veth1 netns peer || return 1
-	# packets from our own address arrive on veth0: the loopback QPs' peer
-	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.veth0.rp_filter=0 \
-		net.ipv4.conf.veth0.accept_local=1 || return 1
-	ip addr add $VIP/24 dev veth0 &&
-		ip link set veth0 up &&
-		ip -n peer addr add $PIP/24 dev veth1 &&
-		ip -n peer link set veth1 up &&
-		ip -n peer link set lo up
-}
-
-dev_up() {
-	load_sroce || return 1
-	add_sroce_link sroce0 veth0 || return 1
-	wait_for "grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state" 60 || return 1
-	wait_for "roce_gid_index sroce0 $VIP > /dev/null" 60 || return 1
-	GID=$(roce_gid_index sroce0 $VIP)
-}
+	rcvd_pkts local_errors cq_overflows malformed_hdr malformed_opcode
+	malformed_len malformed_pkey malformed_qp malformed_qkey)
 
 declare -A C0
 ctr_snap() { local c; for c in "${CTRS[@]}"; do C0[$c]=$(hw_counter "$c"); done; }
@@ -149,8 +126,8 @@ fuzz() {
 	done
 }
 
-t_ok "veth pair with the far end in netns peer" netns_up || { t_done; exit 1; }
-t_ok "sroce0 on veth0" dev_up || { t_done; exit 1; }
+t_ok "veth pair with the far end in netns peer" veth_peer_up || { t_done; exit 1; }
+t_ok "sroce0 on veth0" sroce_on_veth || { t_done; exit 1; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 echo "# set up at $(uptime_s) s; seed $FUZZ_SEED, $FUZZ_PACKETS packets"
 
@@ -199,6 +176,16 @@ for c in "${CTRS[@]}"; do echo "# $c +$(ctr_delta "$c")"; done
 for c in icrc_errors malformed_pkts no_qp_drops; do
 	t_ok "$c moved" test "$(ctr_delta $c)" -gt 0
 done
+causes() {
+	local c sum=0
+	for c in malformed_hdr malformed_opcode malformed_len malformed_pkey \
+		malformed_qp malformed_qkey; do
+		sum=$((sum + $(ctr_delta $c)))
+	done
+	echo "# causes $sum, malformed_pkts $(ctr_delta malformed_pkts)"
+	[ $sum = "$(ctr_delta malformed_pkts)" ]
+}
+t_ok "every malformed packet counted under one cause" causes
 
 fresh() {
 	local n=999

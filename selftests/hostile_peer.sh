@@ -23,8 +23,6 @@
 
 INJ=$VERBS_BIN/sroce_inject
 VIC=$VERBS_BIN/sroce_victim
-VIP=10.88.0.1
-PIP=10.88.0.2
 PEER_QPN=0x1234
 SQ_PSN=$((0xfffc00))	# the WRITE's PSNs wrap past 2^24
 RQ_PSN=$((0x100))
@@ -33,25 +31,6 @@ WRITE_LEN=$((2 << 20))	# 2048 PSNs, four times the requester's window
 RX=/tmp/inject.rx
 
 psn() { echo $(($1 & 0xffffff)); }
-
-netns_up() {
-	modprobe veth || return 1
-	ip netns add peer || return 1
-	ip link add veth0 type veth peer name veth1 netns peer || return 1
-	ip addr add $VIP/24 dev veth0 &&
-		ip link set veth0 up &&
-		ip -n peer addr add $PIP/24 dev veth1 &&
-		ip -n peer link set veth1 up &&
-		ip -n peer link set lo up
-}
-
-dev_up() {
-	load_sroce || return 1
-	add_sroce_link sroce0 veth0 || return 1
-	wait_for "grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state" 60 || return 1
-	wait_for "roce_gid_index sroce0 $VIP > /dev/null" 60 || return 1
-	GID=$(roce_gid_index sroce0 $VIP)
-}
 
 # inj_start: one injector in the peer namespace reads SPECs from a FIFO
 # (fd 7) and answers each on another (fd 8): processes are slow to start
@@ -109,8 +88,8 @@ counter_moved() {
 	[ "$CTR" -eq $(($2 + $3)) ] || { echo "# $1 is $CTR, want $(($2 + $3))"; return 1; }
 }
 
-t_ok "veth pair with the far end in netns peer" netns_up || { t_done; exit 1; }
-t_ok "sroce0 on veth0" dev_up || { t_done; exit 1; }
+t_ok "veth pair with the far end in netns peer" veth_peer_up || { t_done; exit 1; }
+t_ok "sroce0 on veth0" sroce_on_veth || { t_done; exit 1; }
 
 ip netns exec peer "$INJ" -s $PIP listen -t 350 > $RX 2>&1 &
 LISTEN=$!
@@ -183,35 +162,40 @@ t_ok "the QP is in RTS" vic_rts
 t_ok "victim posts a receive" vic "post_recv 4096 $((3 << 20))"
 t_ok "victim clears the receive buffer" vic "zero $((3 << 20)) 4096"
 
-# bad NAME COUNTER SPEC... (NAME only labels the call): the SEND-shaped packet SPEC, aimed at the
-# victim's next expected PSN, is dropped and counted in COUNTER once.
+# bad NAME COUNTER SPEC... (NAME only labels the call): the SEND-shaped
+# packet SPEC, aimed at the victim's next expected PSN, is dropped and
+# counted in COUNTER once; a malformed_* cause also once in malformed_pkts.
 bad() {
-	local name=$2 before rcvd
+	local name=$2 before rcvd total
 	shift 2
 	ctr "$name" && before=$CTR
 	ctr rcvd_pkts && rcvd=$CTR
+	ctr malformed_pkts && total=$CTR
 	inj qpn="$VQPN" psn=$RQ_PSN ackreq=1 "$@" || return 1
 	counter_moved "$name" "$before" 1 || return 1
+	if [[ $name == malformed_* ]]; then
+		counter_moved malformed_pkts "$total" 1 || return 1
+	fi
 	counter_moved rcvd_pkts "$rcvd" 0 || return 1
 	vic_none 0
 }
 t_ok "bad ICRC: dropped, icrc_errors" bad icrc icrc_errors op=RC_SEND_ONLY len=64 seed=1 icrc=bad
-t_ok "truncated BTH: dropped, malformed_pkts" bad trunc malformed_pkts op=RC_SEND_ONLY cut=4
-t_ok "truncated RETH: dropped, malformed_pkts" bad treth malformed_pkts \
+t_ok "truncated BTH: dropped, malformed_hdr" bad trunc malformed_hdr op=RC_SEND_ONLY cut=4
+t_ok "truncated RETH: dropped, malformed_hdr" bad treth malformed_hdr \
 	op=RC_WRITE_ONLY va=0 rkey=0 dmalen=8 cut=10
-t_ok "bad pad: dropped, malformed_pkts" bad pad malformed_pkts \
+t_ok "bad pad: dropped, malformed_hdr" bad pad malformed_hdr \
 	op=RC_SEND_ONLY len=5 seed=1 padbytes=0
-t_ok "pad count larger than the payload: dropped, malformed_pkts" bad pad2 malformed_pkts \
+t_ok "pad count larger than the payload: dropped, malformed_hdr" bad pad2 malformed_hdr \
 	op=RC_SEND_ONLY len=0 pad=3 padbytes=0
-t_ok "bad transport version: dropped, malformed_pkts" bad tver malformed_pkts \
+t_ok "bad transport version: dropped, malformed_hdr" bad tver malformed_hdr \
 	op=RC_SEND_ONLY len=8 seed=1 tver=1
-t_ok "unknown opcode: dropped, malformed_pkts" bad unknown malformed_pkts \
+t_ok "unknown opcode: dropped, malformed_opcode" bad unknown malformed_opcode \
 	op=RC_SEND_ONLY len=8 seed=1 rawop=0x1f
-t_ok "UD opcode to an RC QP: dropped, malformed_pkts" bad ud malformed_pkts \
+t_ok "UD opcode to an RC QP: dropped, malformed_qp" bad ud malformed_qp \
 	op=UD_SEND_ONLY len=8 seed=1 qkey=1 sqp=5
-t_ok "UC opcode to an RC QP: dropped, malformed_pkts" bad uc malformed_pkts \
+t_ok "UC opcode to an RC QP: dropped, malformed_qp" bad uc malformed_qp \
 	op=UC_SEND_ONLY len=8 seed=1
-t_ok "wrong P_Key: dropped, malformed_pkts" bad pkey malformed_pkts \
+t_ok "wrong P_Key: dropped, malformed_pkey" bad pkey malformed_pkey \
 	op=RC_SEND_ONLY len=8 seed=1 pkey=0x1234
 # UDP length 4 short of the packet's: UDP trims it, the ICRC then fails.
 t_ok "UDP length short of the packet: dropped, icrc_errors" bad udplen icrc_errors \

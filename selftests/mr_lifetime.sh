@@ -169,9 +169,12 @@ t_ok "inject READ 512 KiB" \
 	dmalen=524288
 t_ok "the READ response waits for budget" wait_for "waits_grew $W0" 30
 BAD_PSN=$((RQ_PSN + 512))
+M0=$(hw_counter malformed_len sroce1)
 t_ok "inject a READ request carrying a payload (bad length)" \
 	inject op=RC_READ_REQUEST qpn="$QPN" psn=$BAD_PSN va="$VA" rkey="$RKEY" \
 	dmalen=16 len=4
+t_ok "counted once in malformed_len" \
+	test $(($(hw_counter malformed_len sroce1) - M0)) -eq 1
 t_ok "qdisc drained, budget back" fast_qdisc
 t_ok "invalid request NAK for the parked request" \
 	wait_for "nak_seen 1 $BAD_PSN" 60

@@ -273,3 +273,30 @@ retx() {
 	echo "# after $1: retransmits $(hw_counter retransmits "$d")" \
 		"duplicate_request $(hw_counter duplicate_request "$d")"
 }
+
+# The injector tests' setup: sroce0 on veth0 ($VIP) in this namespace, the
+# far end veth1 ($PIP) in netns "peer", where injectors and sniffers run.
+# Packets from our own address may arrive on veth0 (loopback QPs' traffic
+# reflected by an injector), hence rp_filter off and accept_local.
+VIP=10.88.0.1
+PIP=10.88.0.2
+veth_peer_up() {
+	modprobe veth || return 1
+	ip netns add peer || return 1
+	ip link add veth0 type veth peer name veth1 netns peer || return 1
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.veth0.rp_filter=0 \
+		net.ipv4.conf.veth0.accept_local=1 || return 1
+	ip addr add $VIP/24 dev veth0 &&
+		ip link set veth0 up &&
+		ip -n peer addr add $PIP/24 dev veth1 &&
+		ip -n peer link set veth1 up &&
+		ip -n peer link set lo up
+}
+# sroce_on_veth: sroce0 on veth0, ACTIVE, its GID index for $VIP in GID.
+sroce_on_veth() {
+	load_sroce || return 1
+	add_sroce_link sroce0 veth0 || return 1
+	wait_for "grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state" 60 || return 1
+	wait_for "roce_gid_index sroce0 $VIP > /dev/null" 60 || return 1
+	GID=$(roce_gid_index sroce0 $VIP)
+}
