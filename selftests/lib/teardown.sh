@@ -109,15 +109,13 @@ td_no_leftovers() {
 	! dmesg | grep -E 'sroce: .*(freed with objects|would not unregister)'
 }
 
-# td_bw_start NAME DEV GID IP PORT [ARGS...]: ib_send_bw server on this VM
-# (NAME-s) and a client (NAME-c) to IP, both on DEV, in the background,
-# running until stopped (TD_BW_LONG). Sets TD_PIDS.
+# td_pair_start NAME IP PORT CMD...: CMD as a server on this VM (NAME-s)
+# and, once it listens on TCP PORT, as a client to IP (NAME-c), both in the
+# background. Sets TD_PIDS.
 # shellcheck disable=SC2034 # TD_PIDS is for the caller
-td_bw_start() {
-	local name=$1 dev=$2 gid=$3 ip=$4 port=$5 s c
-	shift 5
-	set -- timeout -k 5 400 ib_send_bw -d "$dev" -x "$gid" -F -p "$port" \
-		-s 4096 "${TD_BW_LONG[@]}" "$@"
+td_pair_start() {
+	local name=$1 ip=$2 port=$3 s c
+	shift 3
 	"$@" > "/tmp/$name-s.out" 2>&1 &
 	s=$!
 	if ! wait_for "tcp_listening $port || ! kill -0 $s 2>/dev/null" 120 ||
@@ -131,26 +129,24 @@ td_bw_start() {
 	TD_PIDS="$name-s=$s $name-c=$c"
 }
 
+# td_bw_start NAME DEV GID IP PORT [ARGS...]: ib_send_bw server on this VM
+# (NAME-s) and a client (NAME-c) to IP, both on DEV, in the background,
+# running until stopped (TD_BW_LONG). Sets TD_PIDS.
+td_bw_start() {
+	local name=$1 dev=$2 gid=$3 ip=$4 port=$5
+	shift 5
+	td_pair_start "$name" "$ip" "$port" timeout -k 5 400 ib_send_bw -d "$dev" \
+		-x "$gid" -F -p "$port" -s 4096 "${TD_BW_LONG[@]}" "$@"
+}
+
 # td_pp_start NAME DEV GID IP PORT [ARGS...]: ibv_rc_pingpong server and
 # client on this VM, in the background; busy-polling unless ARGS has -e.
 # Sets TD_PIDS.
-# shellcheck disable=SC2034 # TD_PIDS is for the caller
 td_pp_start() {
-	local name=$1 dev=$2 gid=$3 ip=$4 port=$5 s c
+	local name=$1 dev=$2 gid=$3 ip=$4 port=$5
 	shift 5
-	set -- timeout -k 5 400 ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" \
-		-s 4096 -n 50000000 "$@"
-	"$@" > "/tmp/$name-s.out" 2>&1 &
-	s=$!
-	if ! wait_for "tcp_listening $port || ! kill -0 $s 2>/dev/null" 120 ||
-		! kill -0 $s 2> /dev/null; then
-		TD_PIDS="$name-s=$s"
-		cat "/tmp/$name-s.out"
-		return 1
-	fi
-	"$@" "$ip" > "/tmp/$name-c.out" 2>&1 &
-	c=$!
-	TD_PIDS="$name-s=$s $name-c=$c"
+	td_pair_start "$name" "$ip" "$port" timeout -k 5 400 ibv_rc_pingpong -d "$dev" \
+		-g "$gid" -p "$port" -s 4096 -n 50000000 "$@"
 }
 
 # td_pingpong DEV GID IP PORT: a short checked ibv_rc_pingpong in loopback

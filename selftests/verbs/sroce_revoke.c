@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "rc_connect.h"
+
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
@@ -52,40 +54,14 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, long ms)
 
 static int to_rts(struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr at = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	const struct rc_conn c = {
+		.dgid = gid, .sgid_index = gid_index, .dqpn = dqpn,
+		.rq_psn = 1, .sq_psn = 1, .mtu = IBV_MTU_1024,
+		.access = IBV_ACCESS_REMOTE_WRITE, .rd_atomic = 1,
+		.min_rnr_timer = 1, .timeout = 20, .retry_cnt = 7, .rnr_retry = 7,
 	};
 
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_1024;
-	at.dest_qp_num = dqpn;
-	at.rq_psn = 1;
-	at.max_dest_rd_atomic = 1;
-	at.min_rnr_timer = 1;
-	at.ah_attr.is_global = 1;
-	at.ah_attr.grh.dgid = gid;
-	at.ah_attr.grh.sgid_index = gid_index;
-	at.ah_attr.grh.hop_limit = 64;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.sq_psn = 1;
-	at.timeout = 20;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_connect(qp, &c);
 }
 
 static size_t landed(const unsigned char *p, size_t len)

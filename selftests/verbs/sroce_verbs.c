@@ -18,6 +18,8 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "rc_connect.h"
+
 #define PMTU		IBV_MTU_1024
 #define PMTU_BYTES	1024u
 #define BUF_SIZE	(9u << 20)	/* room for the 8 MiB case plus offsets */
@@ -81,44 +83,17 @@ struct pair {
 
 static int modify_rc(struct ibv_qp *qp, uint32_t dqpn, uint8_t rnr_retry)
 {
-	struct ibv_qp_attr at;
+	const struct rc_conn c = {
+		.dgid = my_gid, .sgid_index = gid_index, .dqpn = dqpn,
+		.rq_psn = 0x1000, .sq_psn = 0x1000, .mtu = PMTU,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.rd_atomic = 4, .min_rnr_timer = 1,
+		/* ~4 s: a loaded TCG host must not cause retries */
+		.timeout = 20, .retry_cnt = 7, .rnr_retry = rnr_retry,
+	};
 
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_INIT;
-	at.port_num = 1;
-	at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			     IBV_ACCESS_REMOTE_ATOMIC;
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = PMTU;
-	at.dest_qp_num = dqpn;
-	at.rq_psn = 0x1000;
-	at.max_dest_rd_atomic = 4;
-	at.min_rnr_timer = 1;
-	at.ah_attr.is_global = 1;
-	at.ah_attr.grh.dgid = my_gid;
-	at.ah_attr.grh.sgid_index = gid_index;
-	at.ah_attr.grh.hop_limit = 64;
-	at.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-
-	memset(&at, 0, sizeof(at));
-	at.qp_state = IBV_QPS_RTS;
-	at.sq_psn = 0x1000;
-	at.timeout = 20;	/* ~4 s: a loaded TCG host must not cause retries */
-	at.retry_cnt = 7;
-	at.rnr_retry = rnr_retry;
-	at.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_connect(qp, &c);
 }
 
 static struct ibv_qp *create_qp(struct ibv_cq *scq, struct ibv_cq *rcq,

@@ -49,6 +49,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "rc_connect.h"
+
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -254,11 +256,21 @@ static int setup(const char *dev, int gid_index, const char *peer,
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = {};
+	struct rc_conn c = {
+		.sgid_index = gid_index, .dqpn = peer_qpn,
+		.rq_psn = rq_psn, .sq_psn = sq_psn, .mtu = mtu,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.rd_atomic = 1, .min_rnr_timer = 1,
+		.timeout = timeout, .retry_cnt = retry, .rnr_retry = rnr,
+	};
 	struct in_addr ip;
 
 	if (inet_pton(AF_INET, peer, &ip) != 1)
 		return -1;
+	/* IPv4-mapped GID ::ffff:a.b.c.d */
+	c.dgid.raw[10] = 0xff;
+	c.dgid.raw[11] = 0xff;
+	memcpy(&c.dgid.raw[12], &ip, 4);
 	ctx = open_dev(dev);
 	if (!ctx)
 		return -1;
@@ -277,43 +289,7 @@ static int setup(const char *dev, int gid_index, const char *peer,
 	if (!mr)
 		return -1;
 
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = mtu;
-	a.dest_qp_num = peer_qpn;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.grh.sgid_index = gid_index;
-	/* IPv4-mapped GID ::ffff:a.b.c.d */
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	memcpy(&a.ah_attr.grh.dgid.raw[12], &ip, 4);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = timeout;
-	a.retry_cnt = retry;
-	a.rnr_retry = rnr;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		return -1;
-	return 0;
+	return rc_connect(qp, &c) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
