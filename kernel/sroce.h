@@ -484,6 +484,7 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *dev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Move to IB_QPS_ERR from any context, flush, raise the async event. */
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev);
+void sroce_qp_sq_drained(struct sroce_qp *qp);
 /*
  * Next send WQE not yet fetched from the SQ, copied out of the ring and
  * validated; NULL when the ring is empty.  A malformed user WQE completes

@@ -400,7 +400,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_req *req = &qp->req;
 	struct sroce_pkt *pkt = &rx->pkt;
 	u32 psn = pkt->h.psn, rd_out, old_psn;
-	bool fatal;
+	bool fatal, drained = false;
 	u8 syn;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
@@ -459,11 +459,14 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	     (req->no_db && sroce_sq_unfetched(qp))))
 		sroce_req_schedule(qp);
 	sroce_req_doorbell(qp);
+	drained = !req->err && sroce_req_drained(qp);
 unlock:
 	fatal = req->err && !req->err_raised;
 	spin_unlock_bh(&req->lock);
 	if (fatal)
 		sroce_req_raise_error(qp);
+	if (drained)
+		sroce_qp_sq_drained(qp);
 }
 
 void sroce_comp_retry_timer(struct timer_list *t)

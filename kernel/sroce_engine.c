@@ -121,10 +121,19 @@ int sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		qp->comp.retry_cnt = attr->retry_cnt;
 	if (mask & IB_QP_RNR_RETRY)
 		qp->comp.rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_STATE) {
+		qp->req.draining = state == IB_QPS_SQD;
+		qp->req.drain_notify = qp->req.draining &&
+				       (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				       attr->en_sqd_async_notify;
+	}
 	spin_unlock_irqrestore(&qp->req.lock, flags);
 
-	/* WQEs posted before RTS (or during SQD) go out now. */
-	if (state == IB_QPS_RTS)
+	/*
+	 * WQEs posted before RTS (or during SQD) go out now; a drain that
+	 * has nothing begun ends at once, in the requester.
+	 */
+	if (state == IB_QPS_RTS || state == IB_QPS_SQD)
 		sroce_req_schedule(qp);
 	return err;
 }

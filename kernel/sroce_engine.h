@@ -81,6 +81,8 @@ struct sroce_req {
 	bool err;			/* a send-side error: QP must go to ERR */
 	bool err_raised;		/* ... and sroce_qp_error() was called */
 	bool no_db;			/* SROCE_RING_F_NO_DOORBELL is set */
+	bool draining;			/* SQD: begun WQEs not all complete */
+	bool drain_notify;		/* ... raise SQ_DRAINED when they are */
 	struct list_head tx_wait;	/* on dev->tx_waiters, under its lock */
 	bool tx_dead;			/* teardown began: never listed again */
 	struct sroce_txb txb;		/* flushed before @lock is dropped */
@@ -281,6 +283,8 @@ void sroce_comp_complete(struct sroce_qp *qp);
 void sroce_comp_flush(struct sroce_qp *qp);
 /* Unlocked, after a locked section: raise a pending send-side error. */
 void sroce_req_raise_error(struct sroce_qp *qp);
+/* locked: true once per SQD drain, when the event is owed (SQ_DRAINED). */
+bool sroce_req_drained(struct sroce_qp *qp);
 void sroce_comp_retry_timer(struct timer_list *t);
 void sroce_comp_rnr_timer(struct timer_list *t);
 u32 sroce_req_mtu(const struct sroce_qp *qp);

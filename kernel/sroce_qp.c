@@ -93,6 +93,12 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type ev)
 		sroce_qp_event(qp, ev);
 }
 
+/* Every send WQE begun before the move to SQD has completed. */
+void sroce_qp_sq_drained(struct sroce_qp *qp)
+{
+	sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
 static int sroce_qp_check_caps(struct sroce_dev *dev,
 			       struct ib_qp_init_attr *init)
 {
@@ -537,7 +543,8 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->cur_qp_state = qp->state;
 	spin_unlock_irqrestore(&qp->state_spin, flags);
 	attr->path_mig_state = IB_MIG_MIGRATED;
-	attr->sq_draining = 0;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
+			    READ_ONCE(qp->req.draining);
 	attr->cap.max_send_wr = qp->sq.num;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_inline_data = qp->max_inline;

@@ -423,10 +423,31 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return 0;
 }
 
+/* In SQD only WQEs already begun go on (their rest and resends). */
 static bool req_can_send(struct sroce_qp *qp)
 {
-	return READ_ONCE(qp->state) == IB_QPS_RTS && !qp->req.rnr_wait &&
+	enum ib_qp_state s = READ_ONCE(qp->state);
+
+	return (s == IB_QPS_RTS || s == IB_QPS_SQD) && !qp->req.rnr_wait &&
 	       !qp->req.err && !qp->req.stopped && qp->sq.num;
+}
+
+static bool req_may_start(struct sroce_qp *qp)
+{
+	return READ_ONCE(qp->state) == IB_QPS_RTS;
+}
+
+bool sroce_req_drained(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->draining || READ_ONCE(qp->state) != IB_QPS_SQD)
+		return false;
+	/* WQEs begin in order, so the oldest fetched one tells. */
+	if (req->nfetched && req_wqe(qp, 0)->st.started)
+		return false;
+	WRITE_ONCE(req->draining, false);
+	return req->drain_notify;
 }
 
 /*
@@ -446,6 +467,9 @@ static bool req_process(struct sroce_qp *qp, int budget)
 	if (woken)
 		WRITE_ONCE(req->tx_woken, false);
 	while (req_can_send(qp)) {
+		if (!req_may_start(qp) && (req->cur == req->nfetched ||
+					   !req_wqe(qp, req->cur)->st.started))
+			break;
 		if (req->cur == req->nfetched) {
 			if (req->nfetched >= qp->sq.num)
 				break;
@@ -553,7 +577,7 @@ void sroce_req_raise_error(struct sroce_qp *qp)
 static void req_run(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	bool more, fatal;
+	bool more, fatal, drained;
 
 	spin_lock_bh(&req->lock);
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
@@ -570,9 +594,12 @@ static void req_run(struct sroce_qp *qp)
 	if (more)
 		sroce_req_schedule(qp);
 	fatal = req->err && !req->err_raised;
+	drained = !fatal && sroce_req_drained(qp);
 	spin_unlock_bh(&req->lock);
 	if (fatal)
 		sroce_req_raise_error(qp);
+	if (drained)
+		sroce_qp_sq_drained(qp);
 }
 
 void sroce_req_work(struct work_struct *work)

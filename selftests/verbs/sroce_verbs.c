@@ -4,12 +4,17 @@
  * talk to each other (loopback), every payload is verified byte for byte and
  * every error completion must carry the status the IB spec asks for.
  *
- * Usage: sroce_verbs [-d DEV] -g GID_INDEX
+ * SQD: the drain finishes what was begun, raises SQ_DRAINED and starts
+ * nothing more until RTS.
+ *
+ * Usage: sroce_verbs [-d DEV] [-s] -g GID_INDEX   (-s: the SQD checks alone;
+ * they cause RNR NAKs, which the other checks' counters do not expect)
  * Prints one "ok"/"not ok" line per check; exit 0 only if all passed.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -505,6 +510,145 @@ static void test_ud_srq(void)
 	CHECK(!ibv_destroy_cq(cq), "cq: destroy");
 }
 
+/* Waits for async event @type on @qp; other events are printed and skipped. */
+static int wait_async(enum ibv_event_type type, struct ibv_qp *qp, long ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	struct timespec t0;
+	long left;
+	int match;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((left = ms - elapsed_ms(&t0)) > 0) {
+		if (poll(&pfd, 1, left) <= 0)
+			continue;
+		if (ibv_get_async_event(ctx, &ev))
+			return -1;
+		match = ev.event_type == type && ev.element.qp == qp;
+		if (!match)
+			printf("# async event %s\n", ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+		if (match)
+			return 0;
+	}
+	return -1;
+}
+
+static int to_sqd(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+}
+
+static int qp_state(struct ibv_qp *qp, int *draining)
+{
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp_attr qa;
+
+	memset(&qa, 0, sizeof(qa));
+	*draining = -1;
+	if (ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi))
+		return -1;
+	*draining = qa.sq_draining;
+	return qa.qp_state;
+}
+
+/* Completions already queued, all successful and in order from @next. */
+static int take_done(struct ibv_cq *cq, uint64_t next)
+{
+	struct ibv_wc wc;
+	uint64_t n = next;
+
+	while (ibv_poll_cq(cq, 1, &wc) == 1) {
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id != n) {
+			printf("# wc id %" PRIu64 " status %s, expected id %" PRIu64 "\n",
+			       wc.wr_id, ibv_wc_status_str(wc.status), n);
+			return -1;
+		}
+		n++;
+	}
+	return (int)(n - next);
+}
+
+/*
+ * SENDs held by RNR (no receive posted yet) when the QP goes RTS -> SQD:
+ * the drain waits for what has begun, and SQ_DRAINED comes once receives
+ * let it finish.  A SEND posted in SQD stays unstarted until RTS; every
+ * byte lands in order.
+ */
+static void test_sqd(void)
+{
+	const uint32_t n = 8, chunk = 128u << 10;
+	struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+	struct ibv_wc wc;
+	struct pair p;
+	int k, late, draining, st;
+	uint32_t i;
+
+	CHECK(!pair_up(&p, 7), "sqd: pair up");
+	fill(abuf, (n + 1) * chunk);
+	memset(bbuf, 0, (n + 1) * chunk);
+	for (i = 0; i < n; i++)
+		if (post_send(p.a, IBV_WR_SEND, amr, abuf + i * chunk, chunk,
+			      i, 0, 0, 0))
+			break;
+	CHECK(i == n, "sqd: %u SENDs of %u KiB posted, no receive yet", i,
+	      chunk >> 10);
+	CHECK(!to_sqd(p.a), "sqd: RTS -> SQD with the notify bit");
+	st = qp_state(p.a, &draining);
+	CHECK(st == IBV_QPS_SQD && draining == 1,
+	      "sqd: SQD (%d), draining (%d) while the first SEND waits", st,
+	      draining);
+	for (i = 0; i <= n; i++)
+		if (post_recv(p.b, bmr, bbuf + i * chunk, chunk, i))
+			break;
+	CHECK(i == n + 1, "sqd: %u receives posted", i);
+	CHECK(!wait_async(IBV_EVENT_SQ_DRAINED, p.a, WAIT_MS),
+	      "sqd: IBV_EVENT_SQ_DRAINED");
+	st = qp_state(p.a, &draining);
+	CHECK(st == IBV_QPS_SQD && !draining, "sqd: SQD (%d), drained (%d)",
+	      st, draining);
+	k = take_done(p.scq, 0);
+	CHECK(k >= 1 && k <= (int)n,
+	      "sqd: %d of %u SENDs had begun and completed at the drain", k, n);
+	if (k < 0)
+		k = 0;
+	CHECK(!post_send(p.a, IBV_WR_SEND, amr, abuf + n * chunk, chunk, n, 0,
+			 0, 0), "sqd: a SEND posted in SQD");
+	/*
+	 * Absence cannot be waited for: a loopback SEND that started would
+	 * complete in well under 500 ms, so none may arrive in that time.
+	 */
+	late = poll_one(p.scq, &wc, 500);
+	CHECK(!late, "sqd: nothing more completes while drained (%d; wr_id %" PRIu64 ")",
+	      late, late ? wc.wr_id : 0);
+	k += late;
+	CHECK(!ibv_modify_qp(p.a, &rts, IBV_QP_STATE), "sqd: SQD -> RTS");
+	for (i = k; i <= n; i++)
+		if (expect_wc(p.scq, i, IBV_WC_SUCCESS, IBV_WC_SEND, NULL,
+			      "sqd: the rest"))
+			break;
+	for (i = 0; i <= n; i++)
+		if (expect_wc(p.rcq, i, IBV_WC_SUCCESS, IBV_WC_RECV, NULL,
+			      "sqd: received"))
+			break;
+	CHECK(!memcmp(abuf, bbuf, (n + 1) * chunk), "sqd: all %u SENDs landed",
+	      n + 1);
+	/* Nothing outstanding: the drain ends as soon as it begins. */
+	CHECK(!to_sqd(p.a) && !wait_async(IBV_EVENT_SQ_DRAINED, p.a, WAIT_MS),
+	      "sqd: an idle QP drains at once");
+	CHECK(!ibv_modify_qp(p.a, &rts, IBV_QP_STATE) &&
+	      !post_send(p.a, IBV_WR_RDMA_WRITE, amr, abuf, 64, 99,
+			 (uintptr_t)bbuf, bmr->rkey, 0) &&
+	      !expect_wc(p.scq, 99, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, NULL,
+			 "sqd: back in RTS"), "sqd: RTS again, a WRITE completes");
+	CHECK(!pair_down(&p), "sqd: pair down");
+}
+
 static void test_objects(void)
 {
 	struct ibv_qp_init_attr ia;
@@ -563,23 +707,26 @@ int main(int argc, char **argv)
 {
 	const char *devname = NULL;
 	struct ibv_device **list;
-	int i, o, access;
+	int i, o, access, sqd = 0;
 
-	while ((o = getopt(argc, argv, "d:g:")) != -1) {
+	while ((o = getopt(argc, argv, "d:g:s")) != -1) {
 		switch (o) {
 		case 'd':
 			devname = optarg;
+			break;
+		case 's':
+			sqd = 1;
 			break;
 		case 'g':
 			gid_index = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] -g GID_INDEX\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d DEV] [-s] -g GID_INDEX\n", argv[0]);
 			return 2;
 		}
 	}
 	if (gid_index < 0) {
-		fprintf(stderr, "usage: %s [-d DEV] -g GID_INDEX\n", argv[0]);
+		fprintf(stderr, "usage: %s [-d DEV] [-s] -g GID_INDEX\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -613,10 +760,14 @@ int main(int argc, char **argv)
 	if (!amr || !bmr || !cmr)
 		return 1;
 
-	test_objects();
-	test_sizes();
-	test_errors();
-	test_ud_srq();
+	if (sqd) {
+		test_sqd();
+	} else {
+		test_objects();
+		test_sizes();
+		test_errors();
+		test_ud_srq();
+	}
 
 	CHECK(!ibv_dereg_mr(amr) && !ibv_dereg_mr(bmr) && !ibv_dereg_mr(cmr),
 	      "dereg MRs");
