@@ -148,6 +148,7 @@ struct sroce_av {
 	u8 traffic_class;
 	u8 sgid_index;
 	u32 flow_label;
+	int ifindex;			/* source GID's netdev: ours or a VLAN on it */
 	u8 dmac[ETH_ALEN];
 	union {
 		struct sockaddr_in v4;

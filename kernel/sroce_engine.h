@@ -213,6 +213,7 @@ struct sroce_rx {
 		struct in6_addr v6;
 	} saddr, daddr;
 	u16 sport;			/* UDP source port of the sender */
+	u16 vlan_id;			/* of the VLAN it came in on, or 0xffff */
 	u8 smac[6];
 	/*
 	 * sroce_pkt_parse() returned -EBADMSG: headers decoded, payload

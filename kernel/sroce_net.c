@@ -140,6 +140,9 @@ static void sroce_rx_addrs(struct sk_buff *skb, unsigned int ver,
 		rx->daddr.v6 = ip6h->daddr;
 	}
 	rx->sport = ntohs(udp_hdr(skb)->source);
+	/* ib_core finds a UD sender's GID (e.g. a CM peer's) by VLAN. */
+	rx->vlan_id = is_vlan_dev(skb->dev) ? vlan_dev_vlan_id(skb->dev) :
+					      0xffff;
 	if (skb_mac_header_was_set(skb) &&
 	    skb_mac_header_len(skb) >= ETH_HLEN)
 		ether_addr_copy(rx->smac, eth_hdr(skb)->h_source);
@@ -549,7 +552,8 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 	unsigned int head;
 	struct sk_buff *skb;
 
-	head = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+	/* VLAN_HLEN: a VLAN on @ndev may carry it (sroce_av_oif()). */
+	head = LL_RESERVED_SPACE(ndev) + VLAN_HLEN + sizeof(struct udphdr) +
 	       (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	/* Page fragments: less to zero than a kmalloc head rounded up to 2 KiB. */
 	skb = __netdev_alloc_skb(ndev, head + tlen + SROCE_ICRC_LEN +
@@ -587,13 +591,19 @@ static int sroce_put_icrc(struct sk_buff *skb, unsigned int ver)
 	return 0;
 }
 
+/* The source GID's netdev: a VLAN on ours tags what it sends. */
+static int sroce_av_oif(const struct sroce_qp *qp, const struct sroce_av *av)
+{
+	return av->ifindex ?: qp->dev->ndev->ifindex;
+}
+
 static struct rtable *sroce_route4(const struct sroce_qp *qp,
 				   const struct sroce_av *av, __be32 *saddr)
 {
 	struct flowi4 fl4 = {};
 	struct rtable *rt;
 
-	fl4.flowi4_oif = qp->dev->ndev->ifindex;
+	fl4.flowi4_oif = sroce_av_oif(qp, av);
 	fl4.flowi4_proto = IPPROTO_UDP;
 	fl4.flowi4_tos = RT_TOS(av->traffic_class);
 	fl4.saddr = av->saddr.v4.sin_addr.s_addr;
@@ -686,7 +696,7 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
-	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_oif = sroce_av_oif(qp, av);
 	fl6.flowi6_proto = IPPROTO_UDP;
 	fl6.saddr = av->saddr.v6.sin6_addr;
 	fl6.daddr = av->daddr.v6.sin6_addr;

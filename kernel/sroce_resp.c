@@ -279,6 +279,8 @@ static int resp_post_cqe(struct sroce_qp *qp, struct sroce_cqe *cqe,
 					IB_WC_WITH_INVALIDATE;
 		if (cqe->wc_flags & SROCE_WC_GRH)
 			cqe->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+		if ((cqe->wc_flags & SROCE_WC_GRH) && cqe->vlan_id != 0xffff)
+			cqe->wc_flags |= IB_WC_WITH_VLAN;
 	}
 	qp->resp.wqe_valid = false;
 	qp->resp.recv_off = 0;
@@ -778,6 +780,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		.wc_flags = SROCE_WC_GRH,
 		.src_qp = pkt->h.deth_sqp,
 		.network_hdr_type = rx->network_type,
+		.vlan_id = rx->vlan_id,
 	};
 	u8 grh[SROCE_GRH_LEN];
 	u32 qkey;

@@ -4,6 +4,7 @@
  * object verbs use to share rings with userspace.
  */
 #include <linux/ethtool.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_addr.h>
@@ -365,17 +366,23 @@ int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
 		return -EINVAL;
 
 	/*
-	 * A GID of an upper device (VLAN, macvlan) would need headers we do
-	 * not build; only addresses of our own netdev are sources.
+	 * Sources are addresses of our netdev or of a VLAN directly on it
+	 * (ib_core gives us those GIDs too): the VLAN device adds the tag.
+	 * Other upper devices (macvlan, bonds, VLAN on VLAN) are not ours.
 	 */
+	memset(av, 0, sizeof(*av));
 	rcu_read_lock();
 	gid_ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
-	ours = !IS_ERR(gid_ndev) && gid_ndev == dev->ndev;
+	ours = !IS_ERR(gid_ndev) &&
+	       (gid_ndev == dev->ndev ||
+		(is_vlan_dev(gid_ndev) &&
+		 vlan_dev_real_dev(gid_ndev) == dev->ndev));
+	if (ours)
+		av->ifindex = gid_ndev->ifindex;
 	rcu_read_unlock();
 	if (!ours)
 		return -EINVAL;
 
-	memset(av, 0, sizeof(*av));
 	av->network_type = rdma_gid_attr_network_type(sgid_attr);
 	rdma_gid2ip((struct sockaddr *)&av->saddr, &sgid_attr->gid);
 	rdma_gid2ip((struct sockaddr *)&av->daddr, &grh->dgid);

@@ -8,7 +8,9 @@
 # cas, faa at 0 B .. 1 MiB, then send, write and read of 8 MiB, then
 # bursts of small writes posted without doorbells), UC (send,
 # write, write_imm), UD (send, send_imm up to the path MTU) over the IPv4
-# RoCE v2 GIDs, and RC once more over the IPv6 GIDs of fd77::<id>. Then the
+# RoCE v2 GIDs, RC once more over the IPv6 GIDs of fd77::<id>, and RC and
+# rping over the GIDs sroce0 gets for VLAN 100 on eth0 (tagged by eth0.100:
+# both VLAN devices must count the traffic). Then the
 # rdma-core example programs between the VMs: ibv_uc_pingpong,
 # ibv_ud_pingpong, ibv_srq_pingpong and ibv_rc_pingpong -e, all with -c
 # (they only print a mismatch, so their output is checked here).
@@ -31,7 +33,7 @@ XFER=$VERBS_BIN/sroce_xfer
 
 # xfer NAME PORT [GID] ARGS...: sroce_xfer with VM 1 serving on PORT.
 xfer() {
-	local name=$1 port=$2 gid=$GID
+	local name=$1 port=$2 gid=${XFER_GID:-$GID}
 	shift 2
 	if [ "${1:-}" = -6 ]; then
 		gid=$GID6
@@ -78,6 +80,51 @@ XFER_SRV=$SRV6
 t_ok "sroce_xfer rc, IPv6: all ops" xfer rc6 18804 -6 -t rc \
 	-s 0,1,1025,4097,65536
 xfer_log rc6
+
+# RoCE over VLAN 100: ib_core gives sroce0 the GIDs of eth0.100, and what
+# is sent from them goes out through eth0.100, tagged.
+VIP=10.79.0.$VM_ID
+vlan_up() {
+	ip link add link eth0 name eth0.100 type vlan id 100 &&
+		ip addr add "$VIP/24" dev eth0.100 && ip link set eth0.100 up
+}
+vlan_pkts() { # rx|tx
+	cat "/sys/class/net/eth0.100/statistics/${1}_packets"
+}
+t_ok "eth0.100 (VLAN 100) up with $VIP" vlan_up
+t_ok "sroce0 has a RoCE v2 GID for $VIP" 	wait_for "roce_gid_index sroce0 $VIP > /dev/null" 60
+GIDV=$(roce_gid_index sroce0 "$VIP")
+echo "# VLAN gid index $GIDV"
+t_ok "peers' VLANs up" vm_barrier vlan 300
+vtx0=$(vlan_pkts tx)
+vrx0=$(vlan_pkts rx)
+XFER_SRV=10.79.0.1
+xfer_vlan() { XFER_GID=$GIDV xfer "$@"; }
+t_ok "sroce_xfer rc over VLAN 100: send, write, read to 1 MiB" \
+	xfer_vlan rcvlan 18807 -t rc -o send,write,read -s 1,4097,1048576
+xfer_log rcvlan
+# rdma_cm resolves the VLAN address to its GID; its MADs come in on
+# eth0.100, and ib_core finds the reply's GID by that VLAN.
+rping_vlan() {
+	set -- timeout 120 rping -a 10.79.0.1 -p 7301 -C 5 -S 100 -V -v
+	if [ "$VM_ID" = 1 ]; then
+		serve rping_vlan "cm_listening rping 7301" "$@" -s
+	else
+		client rping_vlan "$@" -c &&
+			rping_data_ok /tmp/rping_vlan.out 5 100 'ping data: '
+	fi
+}
+t_ok "rping -V over VLAN 100 (rdma_cm)" rping_vlan
+vtx=$(($(vlan_pkts tx) - vtx0))
+vrx=$(($(vlan_pkts rx) - vrx0))
+echo "# eth0.100: $vtx packets sent, $vrx received"
+t_ok "eth0.100 carried the traffic both ways (over 1000 packets each)" \
+	test "$vtx" -gt 1000 -a "$vrx" -gt 1000
+vlan_del() {
+	ip link del eth0.100 &&
+		wait_for "! roce_gid_index sroce0 $VIP > /dev/null" 30
+}
+t_ok "ip link del eth0.100: its GID leaves sroce0" vlan_del
 
 # The rdma-core examples: the UD one needs the IPv4 GID for its AH, the
 # others go by GID too (-g); -c compares every received buffer.
