@@ -357,9 +357,14 @@ int sroce_sq_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe)
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 		return -ENOENT;
 	}
+	/*
+	 * Free the slot before the CQE shows: a process that polls it and
+	 * posts again at once (perftest keeps exactly tx_depth in flight)
+	 * must find the room it was promised, not a full ring.
+	 */
+	sroce_sq_retire_locked(qp);
 	if (cqe)
 		err = sroce_cq_post_quiet(qp->scq, cqe, false, &notify);
-	sroce_sq_retire_locked(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (notify)
 		sroce_cq_notify(qp->scq);
