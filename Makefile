@@ -148,7 +148,8 @@ check-debug: vm-ready
 	@! grep -E 'warning:|error:' $(BUILD)/debug-module.log
 	install -D -m 644 $(DEBUG_MOD)/kernel/sroce.ko $(DEBUG_STAGE)/lib/modules/$(DEBUG_KVER)/updates/sroce.ko
 	$(MAKE) -C userspace install DESTDIR=$(DEBUG_STAGE)
-	SROCE_KVER=$(DEBUG_KVER) SROCE_STAGE=$(DEBUG_STAGE) SROCE_SLUB=0 SROCE_TIMEOUT_SCALE=3 \
+	SROCE_KVER=$(DEBUG_KVER) SROCE_STAGE=$(DEBUG_STAGE) SROCE_SLUB=0 SROCE_TIMEOUT_SCALE=5 \
+		SROCE_CPU=max,la57=off \
 		SROCE_RESULTS=$(BUILD)/results-debug \
 		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status \
 		$(if $(T),-t '$(T)')

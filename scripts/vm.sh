@@ -20,7 +20,8 @@
 # NVMS, MTU, SYNC, RESULTS, REPO, STAGE, KVER in its environment.
 # Environment (make check-debug sets these): SROCE_KVER boots another kernel
 # from .cache/kernel, SROCE_STAGE is the default stage, SROCE_SLUB=0 drops
-# slub_debug, SROCE_TIMEOUT_SCALE=N multiplies -t.
+# slub_debug, SROCE_TIMEOUT_SCALE=N multiplies -t, SROCE_CPU is QEMU's -cpu
+# (default max).
 # Exit status: 0 all guests exited 0 and no kernel splat, 1 otherwise,
 # 2 usage or host-side setup error.
 set -uo pipefail
@@ -140,7 +141,7 @@ start_vm() { # id netdev-args
 	# status file then fails the run.
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 		-nodefaults -no-user-config -nographic -no-reboot \
-		-machine q35 -cpu max -accel tcg -smp "$CPUS" -m "$MEM" \
+		-machine q35 -cpu "${SROCE_CPU:-max}" -accel tcg -smp "$CPUS" -m "$MEM" \
 		-kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$INITRD" \
 		-append "$append" \
 		-serial "file:$RES/vm$id.console" -monitor none \

@@ -25,6 +25,8 @@ read_bw() {
 	timeout 400 ib_read_bw -d sroce0 -x "$GID" -F -p 18970 -s 65536 -n 300 "$(my_ip)" > /tmp/rd.cli 2>&1 || rc=1
 	wait $srv || rc=1
 	tail -n 3 /tmp/rd.cli
+	[ $rc = 0 ] || sed 's/^/srv: /' /tmp/rd.srv
+	[ $rc = 0 ] || sed 's/^/cli: /' /tmp/rd.cli
 	# perftest's clock calibration fails on a loaded TCG host and then it
 	# may exit 1 after a complete transfer: only then is its report moot.
 	[ $rc = 0 ] || { perftest_noclock /tmp/rd.cli && ! grep -q 'Completion with error\|Failed' /tmp/rd.cli /tmp/rd.srv; }
