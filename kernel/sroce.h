@@ -79,6 +79,8 @@ enum sroce_counter {
 	SROCE_CNT_DOORBELLS,
 	SROCE_CNT_ACK_OUT_OF_WINDOW,
 	SROCE_CNT_DUP_READ_REFUSED,
+	SROCE_CNT_DUP_READ_LATE,
+	SROCE_CNT_ACK_LATE,
 	/*
 	 * Why a packet counted in malformed_pkts was refused, one cause each:
 	 * so a user can tell a broken peer from a misconfigured one.
@@ -296,6 +298,7 @@ struct sroce_qp {
 	struct sroce_cq *scq, *rcq;
 	struct sroce_srq *srq;
 	bool is_user;
+	bool loop_peer;			/* its packets went to this host */
 
 	struct sroce_queue sq;		/* ring of struct sroce_send_wqe */
 	struct sroce_swqe *swqe;	/* kernel copies, one per SQ slot */

@@ -28,6 +28,9 @@
  */
 #define SROCE_ACK_TIMEOUT_MAX_SHIFT	4
 
+/* Timeouts at one PSN waited out for a peer on this host (comp_answer_late). */
+#define SROCE_LATE_WAITS	8
+
 static struct sroce_swqe *comp_wqe(struct sroce_qp *qp, u32 i)
 {
 	return &qp->swqe[(qp->req.oldest + i) & (qp->sq.num - 1)];
@@ -469,6 +472,31 @@ unlock:
 		sroce_qp_sq_drained(qp);
 }
 
+/*
+ * A peer on this host answers through our own queues, which lose nothing
+ * but overflows: while packets are still on their way inside the host,
+ * a missing answer is late (the responder waits for budget, softirqs for
+ * busy-polling processes), and a resend would only add to the load that
+ * made it late.  A few timeouts at one PSN are waited out; then, or with
+ * nothing moving, it counts as a loss as usual.
+ */
+static bool comp_answer_late(struct sroce_qp *qp)
+{
+	struct sroce_comp *comp = &qp->comp;
+
+	if (!READ_ONCE(qp->loop_peer) || qp->req.tx_budget)
+		return false;
+	if (comp->late_psn != comp->psn) {
+		comp->late_psn = comp->psn;
+		comp->late_waits = 0;
+	}
+	if (comp->late_waits >= SROCE_LATE_WAITS || !sroce_net_loop_busy(qp))
+		return false;
+	comp->late_waits++;
+	sroce_count(qp->dev, SROCE_CNT_ACK_LATE);
+	return true;
+}
+
 void sroce_comp_retry_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, req.retry_timer);
@@ -482,6 +510,10 @@ void sroce_comp_retry_timer(struct timer_list *t)
 	    (READ_ONCE(qp->state) != IB_QPS_RTS &&
 	     READ_ONCE(qp->state) != IB_QPS_SQD))
 		goto unlock;
+	if (comp_answer_late(qp)) {
+		sroce_comp_arm_retry(qp, true);
+		goto unlock;
+	}
 	if (qp->req.tx_budget && sroce_net_tx_moved(qp)) {
 		/*
 		 * Waiting for our own netdev's budget, which is draining, is

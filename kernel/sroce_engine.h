@@ -107,6 +107,8 @@ struct sroce_comp {
 	struct timer_list rnr_timer;
 	u32 rd_rerequested;		/* PSN a READ was last re-requested at */
 	int tx_freed_seen;		/* dev->tx_freed at the last timeout */
+	u32 late_psn;			/* @psn when late_waits began */
+	u8 late_waits;			/* timeouts waited out at late_psn */
 	bool rd_rerequest_valid;
 };
 
@@ -129,6 +131,7 @@ struct sroce_resp_res {
 	u64 va;
 	u64 orig;			/* atomic: value before the operation */
 	u32 replay_left;		/* READ: packets duplicates may resend */
+	s64 seq0;			/* READ: resp.tx_seq of first_psn's packet */
 };
 
 struct sroce_mr;
@@ -177,6 +180,7 @@ struct sroce_resp {
 	u64 read_va;
 	u32 read_len;
 	u32 read_psn;
+	u64 tx_seq;			/* READ response packets sent so far */
 	struct sk_buff_head backlog;
 	/*
 	 * A READ response waiting for transmit budget: in the device's FIFO
@@ -213,6 +217,7 @@ struct sroce_rx {
 		struct in6_addr v6;
 	} saddr, daddr;
 	u16 sport;			/* UDP source port of the sender */
+	u64 resp_seq;			/* responder's tx_seq when it arrived */
 	u16 vlan_id;			/* of the VLAN it came in on, or 0xffff */
 	u8 smac[6];
 	/*
@@ -326,6 +331,7 @@ bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken);
 /* Not locked: resume a READ response that waited for transmit budget. */
 void sroce_resp_tx_resume(struct sroce_qp *qp);
 bool sroce_net_tx_moved(struct sroce_qp *qp);
+bool sroce_net_loop_busy(struct sroce_qp *qp);
 void sroce_net_tx_unwait(struct sroce_qp *qp);
 int sroce_net_dev_init(struct sroce_dev *dev);
 void sroce_net_dev_fini(struct sroce_dev *dev);

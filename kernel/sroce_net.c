@@ -34,16 +34,21 @@
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
 
-/* Per-CPU loopback queue; a bounded backlog keeps a runaway QP in check. */
+/*
+ * The loopback queue, one for the host: a QP's packets must arrive in the
+ * order it sent them, and a per-CPU queue would reorder them whenever the
+ * sender moved between CPUs (each reordering a resend).  One tasklet runs
+ * on one CPU at a time.  A bounded backlog keeps a runaway QP in check.
+ */
 #define SROCE_LOOP_BUDGET	64
-#define SROCE_LOOP_MAX_QLEN	4096
+#define SROCE_LOOP_MAX_QLEN	8192
 
 struct sroce_loop {
 	struct sk_buff_head queue;
 	struct tasklet_struct tasklet;
 };
 
-static DEFINE_PER_CPU(struct sroce_loop, sroce_loop);
+static struct sroce_loop sroce_loop;
 
 u16 sroce_net_src_port(u32 qpn)
 {
@@ -303,13 +308,16 @@ static struct net_device *sroce_local_dev(struct sk_buff *skb)
  * Deliver a fully built packet (skb->data at the IP header) to a local
  * device through the per-CPU loopback queue.
  */
-static int sroce_loop_xmit(struct net_device *src, struct sk_buff *skb)
+static int sroce_loop_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
+	struct net_device *src = qp->dev->ndev;
 	struct net_device *ndev;
 	struct sroce_loop *lp;
 	struct ethhdr *eth;
 	int ret = 0;
 
+	if (!READ_ONCE(qp->loop_peer))
+		WRITE_ONCE(qp->loop_peer, true);
 	skb_dst_drop(skb);
 	ndev = sroce_local_dev(skb);
 	if (!ndev) {
@@ -332,7 +340,7 @@ static int sroce_loop_xmit(struct net_device *src, struct sk_buff *skb)
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 
 	local_bh_disable();
-	lp = this_cpu_ptr(&sroce_loop);
+	lp = &sroce_loop;
 	if (skb_queue_len(&lp->queue) < SROCE_LOOP_MAX_QLEN) {
 		skb_queue_tail(&lp->queue, skb);
 		tasklet_schedule(&lp->tasklet);
@@ -453,6 +461,18 @@ bool sroce_net_tx_moved(struct sroce_qp *qp)
 	if (sk_wmem_alloc_get(dev->txsk->sk) < SROCE_TX_BUDGET)
 		sroce_tx_wake(dev, SROCE_TX_WAKE_BATCH);
 	return moved;
+}
+
+/*
+ * For @qp's ACK timer, with a peer on this host: are packets still on
+ * their way inside the host (charged to our socket: in a qdisc or the
+ * loopback queue), or has any been delivered since the last look?
+ */
+bool sroce_net_loop_busy(struct sroce_qp *qp)
+{
+	bool moved = sroce_net_tx_moved(qp);
+
+	return moved || sk_wmem_alloc_get(qp->dev->txsk->sk) > 0;
 }
 
 /*
@@ -664,7 +684,7 @@ static int sroce_xmit4_via(struct sroce_qp *qp, const struct sroce_av *av,
 		return -EINVAL;
 	}
 	if (local)
-		return sroce_loop_xmit(qp->dev->ndev, skb);
+		return sroce_loop_xmit(qp, skb);
 	return sroce_out4(skb);
 }
 
@@ -685,7 +705,6 @@ static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
 static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb)
 {
-	struct net_device *ndev = qp->dev->ndev;
 	struct flowi6 fl6 = {};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
@@ -735,7 +754,7 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 		return -EINVAL;
 	}
 	if (local)
-		return sroce_loop_xmit(ndev, skb);
+		return sroce_loop_xmit(qp, skb);
 
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	err = ip6_local_out(&init_net, sroce_sock6->sk, skb);
@@ -962,30 +981,22 @@ static struct socket *sroce_udp_open(bool v6)
 
 static void sroce_loop_exit(void)
 {
-	struct sroce_loop *lp;
+	struct sroce_loop *lp = &sroce_loop;
 	struct sk_buff *skb;
-	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		lp = per_cpu_ptr(&sroce_loop, cpu);
-		tasklet_kill(&lp->tasklet);
-		while ((skb = skb_dequeue(&lp->queue))) {
-			dev_put(skb->dev);
-			kfree_skb(skb);
-		}
+	tasklet_kill(&lp->tasklet);
+	while ((skb = skb_dequeue(&lp->queue))) {
+		dev_put(skb->dev);
+		kfree_skb(skb);
 	}
 }
 
 int sroce_net_init(void)
 {
-	struct sroce_loop *lp;
-	int cpu, err;
+	int err;
 
-	for_each_possible_cpu(cpu) {
-		lp = per_cpu_ptr(&sroce_loop, cpu);
-		skb_queue_head_init(&lp->queue);
-		tasklet_setup(&lp->tasklet, sroce_loop_run);
-	}
+	skb_queue_head_init(&sroce_loop.queue);
+	tasklet_setup(&sroce_loop.tasklet, sroce_loop_run);
 
 	sroce_sock4 = sroce_udp_open(false);
 	if (IS_ERR(sroce_sock4)) {

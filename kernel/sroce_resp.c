@@ -582,10 +582,12 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	enum resp_rc rc;
 	s32 diff;
 
-	if (!from_backlog &&
-	    (resp->read_busy || !skb_queue_empty(&resp->backlog))) {
-		sroce_resp_backlog(qp, rx);
-		return;
+	if (!from_backlog) {
+		rx->resp_seq = resp->tx_seq;
+		if (resp->read_busy || !skb_queue_empty(&resp->backlog)) {
+			sroce_resp_backlog(qp, rx);
+			return;
+		}
 	}
 
 	diff = sroce_psn_diff(pkt->h.psn, resp->psn);

@@ -29,6 +29,12 @@ enum {
  */
 #define SROCE_RESP_REPLAY_MAX	8
 
+/* What a request waiting in the backlog keeps in skb->cb. */
+struct sroce_resp_cb {
+	u64 seq;			/* sroce_rx.resp_seq */
+};
+#define SROCE_RESP_CB(skb)	((struct sroce_resp_cb *)(skb)->cb)
+
 /* Outcome of handling one request packet. */
 enum resp_rc {
 	RESP_OK,

@@ -91,6 +91,7 @@ static int resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		h.aeth_syn = SROCE_AETH_ACK_UNLIMITED;
 		h.aeth_msn = resp->msn & SROCE_24BIT_MASK;
 		(*budget)--;
+		resp->tx_seq++;
 		err = sroce_resp_xmit(qp, &h, &resp->read_mr, resp->read_va,
 				      n, &txb);
 		/* a lost response is recovered by the requester's retry */
@@ -153,6 +154,8 @@ void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx)
 	 * budget it would hold it for good.
 	 */
 	skb_orphan(skb);
+	/* Ours now: the receive path only frees its reference. */
+	SROCE_RESP_CB(skb)->seq = rx->resp_seq;
 	__skb_queue_tail(&resp->backlog, skb);
 	sroce_resp_schedule(qp);
 }
@@ -182,6 +185,7 @@ void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out)
 		rx.len_err = err == -EBADMSG;
 		if (!err || rx.len_err) {
 			rx.skb = skb;
+			rx.resp_seq = SROCE_RESP_CB(skb)->seq;
 			rx.payload_off = rx.pkt.payload_off;
 			sroce_resp_rc_rcv(qp, &rx, out, true);
 		}
@@ -253,6 +257,7 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	res->rkey = pkt->h.reth_rkey;
 	res->len = len;
 	res->replay_left = npkts * SROCE_RESP_REPLAY_MAX;
+	res->seq0 = resp->tx_seq;
 
 	/* the MSN counts the READ now, before its responses (C9-148) */
 	resp->msn++;
@@ -347,7 +352,7 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_resp_res *res;
 	struct sroce_mref mr = {};
 	u64 va, end, res_end;
-	u32 len;
+	u32 len, off;
 
 	sroce_count(qp->dev, SROCE_CNT_DUP_REQUESTS);
 
@@ -377,8 +382,21 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	end = va + len;
 	if (va < res->va || end < va || end > res_end)
 		return RESP_OK;
+	/*
+	 * The answer for this PSN left after this copy of the request came
+	 * in: the requester gave up on a response that was late, not lost,
+	 * and it is on its way.  Sending it again would only add to the
+	 * load that made it late.  Were it lost after all, the next copy
+	 * comes in after it left and is answered.
+	 */
+	off = sroce_psn_diff(pkt->h.psn, res->first_psn);
+	if (res->seq0 + off >= (s64)rx->resp_seq) {
+		sroce_count(qp->dev, SROCE_CNT_DUP_READ_LATE);
+		return RESP_OK;
+	}
 	if (!resp_replay_ok(qp, res, len))
 		return RESP_OK;
+	res->seq0 = (s64)resp->tx_seq - off;
 	/* the key is checked again: it may have been invalidated since */
 	if (len && sroce_mref_get(&mr, qp, res->rkey, IB_ACCESS_REMOTE_READ,
 				  va, len))

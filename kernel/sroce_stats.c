@@ -35,6 +35,10 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_ACK_OUT_OF_WINDOW].name = "ack_out_of_window",
 	/* duplicate READs refused: their resend budget was spent */
 	[SROCE_CNT_DUP_READ_REFUSED].name = "dup_read_refused",
+	/* duplicate READs not answered again: the answer left after them */
+	[SROCE_CNT_DUP_READ_LATE].name = "dup_read_late",
+	/* ACK timeouts waited out: the peer is on this host, packets moving */
+	[SROCE_CNT_ACK_LATE].name = "ack_timeouts_late",
 	[SROCE_CNT_BAD_HDR].name = "malformed_hdr",
 	[SROCE_CNT_BAD_OPCODE].name = "malformed_opcode",
 	[SROCE_CNT_BAD_LEN].name = "malformed_len",

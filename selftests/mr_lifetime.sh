@@ -16,7 +16,8 @@
 #  - A malformed request that waited behind a READ response is NAKed.
 #  - RETH DMA length above 2^31: Invalid Request NAK (WRITE and READ).
 #  - 1024 duplicates of one READ: a bounded number of replays, the rest
-#    refused and counted in dup_read_refused.
+#    refused and counted in dup_read_refused; a copy that comes in before
+#    its answer left is not answered twice (dup_read_late).
 #  - sroce_revoke: a type 2 window invalidated (LOCAL_INV), the MR rereg'd
 #    without remote write, the MR deregistered, each in the middle of a
 #    loopback WRITE: the call returns at once and no byte lands after it.
@@ -227,6 +228,31 @@ t_ok "some duplicates were replayed" test "$NRESP" -gt 2
 t_ok "the rest were refused and counted" \
 	test "$REFUSED" -eq $((DUPS - (NRESP - 2) / 2))
 t_ok "refused > 0" test "$REFUSED" -gt 0
+
+# A copy of a READ that comes in before its answer has left is late, not
+# a sign of loss: not answered again. A 1 MiB READ (1024 response
+# packets) and right behind it a copy asking from its 1001st PSN on. A
+# 20 Mbit/s token bucket on vh0 keeps the response's packets queued and
+# charged to the transmit budget (netem would orphan them), so the
+# response pauses long before PSN + 1000 and the copy is surely in by then.
+L0=$(grep -c '^rx RC_READ_RESP' $L)
+T0=$(hw_counter dup_read_late sroce1)
+t_ok "tbf 20 Mbit/s on vh0" tc qdisc add dev vh0 root tbf rate 20mbit burst 64kb latency 10s
+t_ok "inject READ 1 MiB and at once a copy from its PSN + 1000" \
+	inject op=RC_READ_REQUEST qpn="$QPN" psn=$((RQ_PSN + 3)) va="$VA" \
+	rkey="$RKEY" dmalen=1048576 count=2 psnstep=1000
+t_ok "the next READ (0 bytes) is answered" \
+	inject op=RC_READ_REQUEST qpn="$QPN" psn=$((RQ_PSN + 1027)) va="$VA" \
+	rkey="$RKEY" dmalen=0
+t_ok "... after the whole response" \
+	wait_for "grep -q '^rx RC_READ_RESP_ONLY .*psn=$((RQ_PSN + 1027)) ' $L" 60
+t_ok "tbf removed" tc qdisc del dev vh0 root
+NRESP=$(($(grep -c '^rx RC_READ_RESP' $L) - L0))
+LATE=$(($(hw_counter dup_read_late sroce1) - T0))
+echo "# response packets $NRESP, dup_read_late +$LATE"
+grep '^rx RC_READ_RESP' $L | tail -n "$NRESP" | awk '{ print $2 }' | uniq -c | sed 's/^/# /' | head -n 6
+t_ok "the copy was counted late (dup_read_late +1) and not answered" \
+	test "$LATE" = 1 -a "$NRESP" = 1025
 qp_in_rts() { vcmd state && [ "$ANS" = "ok state=3" ]; }
 t_ok "victim QP still in RTS" qp_in_rts
 listen_stop
