@@ -130,6 +130,7 @@ start_vm() { # id netdev-args
 		RESULTS='$RES'
 		SYNC='$RES/sync'
 		KVER=$KVER
+		TSCALE=$scale
 		SROCE_TEST='$SCRIPT'
 	ENV
 	# no_timer_check: on a busy host a TCG guest can miss the early timer

@@ -8,6 +8,20 @@
 
 : "${VM_ID:?guest.sh: VM_ID unset (not running under scripts/vm.sh?)}"
 : "${NVMS:=1}"
+# SROCE_TIMEOUT_SCALE on the host (make check-debug): every bound a test
+# sets with timeout(1) or wait_for stretches with the kernel's slowness.
+: "${TSCALE:=1}"
+
+# timeout [-k SECS] SECS CMD...: timeout(1), both SECS times TSCALE.
+timeout() {
+	local a=()
+	while [[ ${1:-} == -k ]]; do
+		a+=(-k "$(($2 * TSCALE))")
+		shift 2
+	done
+	[[ ${1:-} =~ ^[0-9]+$ ]] && { a+=("$(($1 * TSCALE))"); shift; }
+	command timeout "${a[@]}" "$@"
+}
 
 vm_id() { echo "$VM_ID"; }
 
@@ -39,6 +53,7 @@ wait_for() {
 		echo "wait_for: usage: wait_for CMD TIMEOUT" >&2
 		return 2
 	fi
+	timeout=$(awk -v t="$timeout" -v s="$TSCALE" 'BEGIN { print t * s }')
 	deadline=$(awk -v t="$timeout" -v u="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { print u + t }')
 	while :; do
 		eval "$cmd" && return 0
