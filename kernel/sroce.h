@@ -8,6 +8,7 @@
 #ifndef SROCE_H
 #define SROCE_H
 
+#include <linux/hashtable.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <linux/percpu.h>
@@ -39,6 +40,9 @@
 #define SROCE_MAX_MR_SIZE	(~0ULL)
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, the IB limit */
 #define SROCE_MAX_FAST_REG_PAGES 512
+#define SROCE_MAX_MCAST_GRP	1024	/* groups per device */
+#define SROCE_MAX_MCAST_QP_ATTACH 64	/* QPs per group */
+#define SROCE_MAX_MCAST_ATTACH	8192	/* attachments per device */
 
 /*
  * Rings and their kernel-side copies, sized by the caller: charged to the
@@ -129,6 +133,11 @@ struct sroce_dev {
 	spinlock_t tx_wait_lock;
 	struct list_head tx_waiters;
 	atomic_t tx_freed;		/* skbs freed, to tell a stuck netdev */
+
+	/* UD multicast groups (sroce_mcast.c); writers hold mcast_mutex. */
+	struct mutex mcast_mutex;
+	DECLARE_HASHTABLE(mcgs, 6);	/* struct sroce_mcg, RCU */
+	u32 nmcg, nmcast_attach;
 };
 
 struct sroce_ucontext {
@@ -299,6 +308,7 @@ struct sroce_qp {
 	struct sroce_srq *srq;
 	bool is_user;
 	bool loop_peer;			/* its packets went to this host */
+	u32 nmcast;			/* groups attached, dev->mcast_mutex */
 
 	struct sroce_queue sq;		/* ring of struct sroce_send_wqe */
 	struct sroce_swqe *swqe;	/* kernel copies, one per SQ slot */
@@ -396,6 +406,7 @@ extern const struct ib_device_ops sroce_cq_ops;		/* sroce_cq.c */
 extern const struct ib_device_ops sroce_srq_ops;	/* sroce_srq.c */
 extern const struct ib_device_ops sroce_qp_ops;		/* sroce_qp.c */
 extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
+extern const struct ib_device_ops sroce_mcast_ops;	/* sroce_mcast.c */
 
 /* sroce_dev.c: devices and their netdevs */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
@@ -404,6 +415,13 @@ void sroce_dev_put(struct sroce_dev *dev);
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 int sroce_dev_init(void);
 void sroce_dev_exit(void);
+
+/* sroce_mcast.c: UD multicast groups */
+void sroce_mcast_dev_init(struct sroce_dev *dev);
+void sroce_mcast_dev_fini(struct sroce_dev *dev);
+void sroce_mcast_qp_destroy(struct sroce_qp *qp);
+/* Receive path, under RCU: false if no QP here is in the group. */
+bool sroce_mcast_rcv(struct sroce_dev *dev, struct sroce_rx *rx);
 
 /* sroce_verbs.c: device/port/PD/AH/ucontext/mmap entry points */
 /* Fill dev->attr from the SROCE_MAX_* limits (at device creation). */

@@ -139,6 +139,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->ahs);
 	xa_destroy(&dev->srqs);
+	sroce_mcast_dev_fini(dev);
 	free_percpu(dev->counters);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 	sroce_net_dev_fini(dev);
@@ -199,6 +200,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
+	sroce_mcast_dev_init(dev);
 
 	dev->port_state = sroce_port_state_for(ndev);
 	dev->active_mtu = sroce_mtu_for(READ_ONCE(ndev->mtu));
@@ -220,6 +222,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &sroce_srq_ops);
 	ib_set_device_ops(ibdev, &sroce_qp_ops);
 	ib_set_device_ops(ibdev, &sroce_stats_ops);
+	ib_set_device_ops(ibdev, &sroce_mcast_ops);
 
 	/*
 	 * ib_core leaves these two write() commands off unless the driver

@@ -155,6 +155,13 @@ static void sroce_rx_addrs(struct sk_buff *skb, unsigned int ver,
 		eth_zero_addr(rx->smac);
 }
 
+static bool sroce_rx_to_group(const struct sroce_rx *rx)
+{
+	if (rx->network_type == RDMA_NETWORK_IPV4)
+		return ipv4_is_multicast(rx->daddr.v4);
+	return ipv6_addr_is_multicast(&rx->daddr.v6);
+}
+
 /* skb->data at the UDP header, network/transport headers set. */
 static void sroce_net_rcv(struct sk_buff *skb)
 {
@@ -226,9 +233,20 @@ static void sroce_net_rcv(struct sk_buff *skb)
 		goto malformed;
 	}
 
-	/* No QP0 on RoCE; multicast is not supported. */
-	if (rx.pkt.h.qpn == 0 || rx.pkt.h.qpn == SROCE_MAX_QPN)
+	/* No QP0 on RoCE. */
+	if (rx.pkt.h.qpn == 0)
 		goto no_qp;
+	if (rx.pkt.h.qpn == SROCE_MAX_QPN) {
+		/* only UD datagrams, only to a group address */
+		cause = SROCE_CNT_WRONG_QP;
+		if (rx.pkt.info->qpt != SROCE_QPT_UD ||
+		    !sroce_rx_to_group(&rx))
+			goto malformed;
+		if (!sroce_mcast_rcv(dev, &rx))
+			goto no_qp;
+		sroce_count(dev, SROCE_CNT_RCVD_PKTS);
+		goto done;
+	}
 	qp = sroce_qp_get(dev, rx.pkt.h.qpn);
 	if (!qp)
 		goto no_qp;
@@ -245,6 +263,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	else
 		sroce_comp_rcv(qp, &rx);
 	sroce_qp_put(qp);
+done:
 	sroce_dev_put(dev);
 	consume_skb(skb);
 	return;
@@ -976,6 +995,13 @@ static struct socket *sroce_udp_open(bool v6)
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = sroce_udp_encap_rcv;
 	setup_udp_tunnel_sock(&init_net, sock, &tcfg);
+	/*
+	 * That turned multicast loopback off (IPv4 only).  A datagram to a
+	 * group must reach the group's QPs on this host too, as it does
+	 * over IPv6.
+	 */
+	if (!v6)
+		inet_sk(sock->sk)->mc_loop = 1;
 	return sock;
 }
 

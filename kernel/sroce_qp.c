@@ -308,6 +308,7 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *dev = qp->dev;
 
+	sroce_mcast_qp_destroy(qp);
 	xa_erase(&dev->qps, ibqp->qp_num);
 	/* No lookup can find the QP any more, nor still be taking a ref. */
 	synchronize_rcu();

@@ -77,6 +77,9 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	a->masked_atomic_cap = IB_ATOMIC_NONE;
 	a->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
 	a->max_pkeys = SROCE_MAX_PKEYS;
+	a->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SROCE_MAX_MCAST_ATTACH;
 	a->local_ca_ack_delay = SROCE_LOCAL_ACK_DELAY;
 }
 

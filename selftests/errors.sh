@@ -7,7 +7,8 @@
 # around the path MTU up to 8 MiB and atomics, checked byte for byte; bad
 # rkey, out-of-bounds and missing-permission accesses (REM_ACCESS_ERR) with
 # every WR behind them flushed; RNR with rnr_retry 0; UD through an SRQ;
-# SQD with SQ_DRAINED; object limits and rereg. Then the error counters must have moved.
+# SQD with SQ_DRAINED; object limits and rereg; UD multicast (IPv4 and IPv6
+# groups, attach/detach, refusals). Then the error counters must have moved.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -36,6 +37,22 @@ t_ok "no retransmits on the lossless loopback" test "$(hw_counter retransmits)" 
 rnr0=$(hw_counter rnr_naks_rcvd)
 t_ok "sroce_verbs -s: SQD drains what began, SQ_DRAINED, then RTS" verbs -s
 t_ok "the drain waited behind RNR NAKs" test "$(hw_counter rnr_naks_rcvd)" -gt "$rnr0"
+
+# UD multicast within one host: every datagram comes back through IP's
+# multicast loopback, once per attached QP.
+mc() { timeout 120 "$VERBS_BIN/sroce_mcast" -d sroce0 "$@"; }
+t_ok "multicast to 239.1.2.3 (sroce_mcast -l)" mc -g "$GID" -m 239.1.2.3 -l
+t_ok "an IPv6 GID" wait_for "roce_gid6_index sroce0 > /dev/null" 60
+t_ok "multicast to ff0e::1:2:3 (sroce_mcast -l)" mc -g "$(roce_gid6_index sroce0)" -m ff0e::1:2:3 -l
+mc -g "$GID" -m 239.1.2.4 -r -n 20 > /tmp/mcr.out 2>&1 &
+MCR=$!
+t_ok "a receiver attached to 239.1.2.4" wait_for "grep -q '^ready' /tmp/mcr.out" 60
+t_ok "... made eth0 join 239.1.2.4" sh -c "ip maddr show dev eth0 | grep -qw 239.1.2.4"
+t_ok "20 datagrams sent by another process" mc -g "$GID" -m 239.1.2.4 -s -n 20
+t_ok "... reach both its QPs, byte for byte" wait "$MCR"
+cat /tmp/mcr.out
+t_ok "eth0 left 239.1.2.4 and 239.1.2.3" \
+	sh -c "! ip maddr show dev eth0 | grep -qw '239.1.2.[34]'"
 t_ok "rdma link delete" rdma link delete sroce0
 t_ok "rmmod sroce" rmmod sroce
 t_done

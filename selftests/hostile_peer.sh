@@ -91,7 +91,7 @@ counter_moved() {
 t_ok "veth pair with the far end in netns peer" veth_peer_up || { t_done; exit 1; }
 t_ok "sroce0 on veth0" sroce_on_veth || { t_done; exit 1; }
 
-ip netns exec peer "$INJ" -s $PIP listen -t 350 > $RX 2>&1 &
+ip netns exec peer "$INJ" -s $PIP listen -t $((350 * TSCALE)) > $RX 2>&1 &
 LISTEN=$!
 t_ok "injector listening" wait_for "grep -q listening $RX" 30
 
@@ -195,6 +195,10 @@ t_ok "UD opcode to an RC QP: dropped, malformed_qp" bad ud malformed_qp \
 	op=UD_SEND_ONLY len=8 seed=1 qkey=1 sqp=5
 t_ok "UC opcode to an RC QP: dropped, malformed_qp" bad uc malformed_qp \
 	op=UC_SEND_ONLY len=8 seed=1
+t_ok "RC opcode to the multicast QPN: dropped, malformed_qp" bad mcrc malformed_qp \
+	op=RC_SEND_ONLY len=8 seed=1 qpn=0xffffff
+t_ok "UD datagram for QPN 0xFFFFFF to a unicast address: dropped, malformed_qp" \
+	bad mcuni malformed_qp op=UD_SEND_ONLY len=8 seed=1 qkey=1 sqp=5 qpn=0xffffff
 t_ok "wrong P_Key: dropped, malformed_pkey" bad pkey malformed_pkey \
 	op=RC_SEND_ONLY len=8 seed=1 pkey=0x1234
 # UDP length 4 short of the packet's: UDP trims it, the ICRC then fails.

@@ -225,6 +225,8 @@ static void sroce_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	/* group membership lives in the kernel: nothing to add here */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sroce_bind_mw,
 	.cq_event = sroce_cq_event,
 	.create_ah = sroce_create_ah,
@@ -241,6 +243,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,

@@ -424,6 +424,8 @@ static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_DEALLOC_MW:
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+	case IB_USER_VERBS_CMD_ATTACH_MCAST:
+	case IB_USER_VERBS_CMD_DETACH_MCAST:
 		return 0;
 	case IB_USER_VERBS_CMD_REG_MR: {
 		RESP(struct ib_uverbs_reg_mr_resp);

@@ -140,7 +140,7 @@ static void test_ops_routing(struct ibv_context *ctx)
 
 	for (i = 0; i < SROCE_VERBS_OPS_SLOTS; i++)
 		set += slot[i] != NULL;
-	check(set == 33, "provider op table sets 33 of 76 slots (got %u)", set);
+	check(set == 35, "provider op table sets 35 of 76 slots (got %u)", set);
 	check(ctx->ops.post_send == o->post_send &&
 	      ctx->ops.post_recv == o->post_recv &&
 	      ctx->ops.poll_cq == o->poll_cq &&
@@ -822,6 +822,16 @@ static void test_ud_ah(struct ibv_context *ctx, struct ibv_pd *pd)
 	wr.opcode = IBV_WR_SEND;
 	wr.wr.ud.ah = NULL;
 	check(ibv_post_send(qp, &wr, &bad) == EINVAL, "UD send without AH: EINVAL");
+	memset(&aa.grh.dgid, 0, sizeof(aa.grh.dgid));
+	aa.grh.dgid.raw[0] = 0xff;
+	rec = ibv_attach_mcast(qp, &aa.grh.dgid, 0) ? NULL :
+	      fk_last_cmd(IB_USER_VERBS_CMD_ATTACH_MCAST);
+	check(rec && rec->in_bytes == 32,
+	      "ibv_attach_mcast: the kernel's ATTACH_MCAST command");
+	rec = ibv_detach_mcast(qp, &aa.grh.dgid, 0) ? NULL :
+	      fk_last_cmd(IB_USER_VERBS_CMD_DETACH_MCAST);
+	check(rec && rec->in_bytes == 32,
+	      "ibv_detach_mcast: the kernel's DETACH_MCAST command");
 	check(ibv_destroy_qp(qp) == 0 && ibv_destroy_ah(ah) == 0 &&
 	      ibv_destroy_cq(cq) == 0, "destroy UD QP, AH, CQ");
 }
