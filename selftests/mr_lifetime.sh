@@ -55,7 +55,7 @@ inject() {
 # listen_start: the injector's UDP listener, printing into $L.
 listen_start() {
 	: > $L
-	ip netns exec evil "$VERBS_BIN/sroce_inject" -s $EVIL listen -t 120 > $L 2>&1 &
+	ip netns exec evil "$VERBS_BIN/sroce_inject" -s $EVIL listen -t $((120 * TSCALE)) > $L 2>&1 &
 	LPID=$!
 	LN=$((${LN:-0} + 1))
 	wait_for "grep -q listening $L" 30
@@ -73,7 +73,7 @@ victim_start() {
 		-r $EVIL -q $PEER_QPN -P $RQ_PSN -m 1024 2>&1; }
 	local line
 	VPID=$VIC_PID
-	read -t 30 -r line <&"${VIC[0]}" || return 1
+	read -t $((30 * TSCALE)) -r line <&"${VIC[0]}" || return 1
 	echo "$line"
 	QPN=$(sed -n 's/.*qpn=\([0-9]*\).*/\1/p' <<< "$line")
 	RKEY=$(sed -n 's/.*rkey=\(0x[0-9a-f]*\).*/\1/p' <<< "$line")
@@ -92,7 +92,7 @@ victim_stop() {
 vcmd() {
 	ANS=
 	echo "$*" >&"${VIC[1]}" || return 1
-	read -t 10 -r ANS <&"${VIC[0]}" || { echo "no answer to: $*"; return 1; }
+	read -t $((10 * TSCALE)) -r ANS <&"${VIC[0]}" || { echo "no answer to: $*"; return 1; }
 	echo "$ANS"
 	case $ANS in ok*) return 0 ;; *) return 1 ;; esac
 }

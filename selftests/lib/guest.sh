@@ -139,12 +139,20 @@ _t_report() { # rc-ok desc outputfile
 		_t_failed=$((_t_failed + 1))
 	fi
 }
+# _t_took T0: " (N s)" if more than 4 s passed since uptime T0, for
+# finding where a test spends its time.
+_t_took() {
+	awk -v t="$1" -v u="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { if (u - t > 4) printf " (%d s)", u - t }'
+}
 t_ok() {
-	local desc=$1 out rc
+	local desc=$1 out rc t0
 	shift
 	out=$(mktemp)
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" > "$out" 2>&1
 	rc=$?
+	desc+=$(_t_took "$t0")
 	[ $rc -eq 0 ] && _t_report 1 "$desc" "$out" ||
 		{ echo "exit status $rc: $*" >> "$out"; _t_report 0 "$desc" "$out"; }
 	rm -f "$out"
