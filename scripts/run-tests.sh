@@ -20,6 +20,9 @@
 #   # timeout: N     seconds (default 300 per VM run, 600 for host tests)
 #   # mtu: N         eth0 MTU in the guests (default 1500)
 #   # cpus: N        vCPUs per guest (default 1); such a test takes N slots
+#   # slub: 0        boot without slub_debug: two-VM data-path and interop
+#                    tests, whose memory safety make check-debug's KASAN
+#                    covers; every hostile, teardown and one-VM test keeps it
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,6 +96,8 @@ run_one() {
 		to=$(header "$f" timeout)
 		mtu=$(header "$f" mtu)
 		cpus=$(header "$f" cpus)
+		slub=()
+		[[ $(header "$f" slub) == 0 ]] && slub=(--no-slub-debug)
 		if [[ -z $vms ]]; then
 			echo "missing '# vms: N' header in $f" > "$res/output"
 			rc=2
@@ -102,7 +107,7 @@ run_one() {
 			rc=$?
 		else
 			"$ROOT/scripts/vm.sh" -n "$vms" -c "${cpus:-1}" -t "${to:-300}" --mtu "${mtu:-1500}" \
-				-o "$res" "$f" > "$res/output" 2>&1 < /dev/null
+				-o "$res" "${slub[@]}" "$f" > "$res/output" 2>&1 < /dev/null
 			rc=$?
 		fi
 	fi

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 2700
+# slub: 0
 #
 # sroce0 (VM 1) against Debian's rdma_rxe (rxe0, VM 2) on a 1500-byte link
 # (path MTU 1024), every exchange once with sroce serving and once with rxe

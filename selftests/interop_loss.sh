@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 900
+# slub: 0
 #
 # sroce0 (VM 1) against rdma_rxe (rxe0, VM 2) with netem dropping 1% of
 # the packets sroce's VM sends (CM MADs excepted, see lossy_but_qp1): an RC

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 2400
+# slub: 0
 # mtu: 9000
 #
 # sroce0 (VM 1) against rdma_rxe (rxe0, VM 2) on a 9000-byte link, path MTU

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 900
+# slub: 0
 #
 # A link that reorders, duplicates and corrupts packets, in both
 # directions: RC sends, writes and reads (sroce_xfer, every byte and every

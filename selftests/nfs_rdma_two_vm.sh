@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 900
+# slub: 0
 #
 # NFS over RDMA, the other kernel storage consumer: VM 1 runs the kernel
 # NFS server with an RDMA listener on port 20049 (svcrdma), VM 2 mounts

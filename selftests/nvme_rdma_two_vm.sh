@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 900
+# slub: 0
 #
 # NVMe over RDMA, a kernel consumer end to end: VM 1 exports a 64 MiB RAM
 # disk through nvmet-rdma, VM 2 connects with nvme-rdma (nvme-cli), both

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 1500
+# slub: 0
 #
 # rdma-core's own pyverbs test suite (Debian's python3-pyverbs copy in
 # /usr/share/doc/rdma-core/tests), unmodified: VM 1 runs it on sroce0 while

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 450
+# slub: 0
 #
 # Debian's qperf 0.4.11, a client nobody here wrote, over rdma_cm (-cm1)
 # against sroce0: VM 1 runs the qperf server, VM 2 one client run of the

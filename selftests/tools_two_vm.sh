@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 1500
+# slub: 0
 #
 # Stock tools, unmodified, against sroce0 on two VMs: ibv_devices and
 # ibv_devinfo -v (sane attributes), the perftest latency tools over the TCP

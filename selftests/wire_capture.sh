@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 1500
+# slub: 0
 #
 # Wire conformance: sroce0 on both VMs, VM 1 captures eth0 with tcpdump
 # while a traffic mix runs between the two, and every captured RoCEv2

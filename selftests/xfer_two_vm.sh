@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 2
 # timeout: 1200
+# slub: 0
 #
 # sroce0 on each of two VMs, data verified across the wire in both
 # directions with sroce_xfer: RC (send, send_imm, write, write_imm, read,
