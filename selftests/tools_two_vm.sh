@@ -112,6 +112,7 @@ perf() {
 	local srv=serve cli=client
 	shift 3
 	ready="tcp_listening $port"
+	CM_PORT=$port
 	CM_SINCE=
 	case " $* " in *" -R "*) ready="cm_ready $test $port" srv=serve_cm cli=client_cm ;; esac
 	# -u 18: a 1 s ACK timeout (perftest's default is 67 ms), so that 7

@@ -43,6 +43,7 @@ xrun() {
 	shift 3
 	_xn=$((_xn + 1))
 	XPORT=$((19000 + _xn))
+	CM_PORT=$XPORT
 	if [ "${XR_V6:-0}" = 1 ]; then addr=fd77::$s; else addr=10.77.0.$s; fi
 	for a in "$@"; do
 		[[ $a == *@SRV@* ]] && hasaddr=1

@@ -179,13 +179,27 @@ client_report() {
 # (invalid service ID); that client then crashes and the server would wait
 # forever (with sroce and rxe alike). Only that outcome is retried; each
 # retry is logged, also to /tmp/cm_retries. One interop run needed three
-# tries for one exchange.
+# tries for one exchange. Each try listens on its own port (CM_PORT, the
+# caller's, moved by 1000 per try): a new server on the killed one's port
+# was seen to fail in rdma_bind_addr.
 CM_TRIES=5
+# cm_try_args TRY ARGS...: CM_ARGS is ARGS with every argument equal to
+# CM_PORT replaced by try TRY's port, CM_TRY_PORT.
+cm_try_args() {
+	local a
+	CM_TRY_PORT=$((CM_PORT + ($1 - 1) * 1000))
+	shift
+	CM_ARGS=()
+	for a in "$@"; do
+		if [ "$a" = "$CM_PORT" ]; then CM_ARGS+=("$CM_TRY_PORT"); else CM_ARGS+=("$a"); fi
+	done
+}
 serve_cm() {
 	local name=$1 ready=$2 try
 	shift 2
 	for try in $(seq "$CM_TRIES"); do
-		serve_start "$name.$try" "$name" "$ready" "$@"
+		cm_try_args "$try" "$@"
+		serve_start "$name.$try" "$name" "${ready//$CM_PORT/$CM_TRY_PORT}" "${CM_ARGS[@]}"
 		[ "$(vm_get "$name.$try.v" "$(peer_id)" 400)" = retry ] || break
 		kill "$SERVE_PID" 2>/dev/null
 		wait "$SERVE_PID"
@@ -204,7 +218,8 @@ client_cm() {
 			echo "server did not start"
 			return 1
 		fi
-		"$@" > "/tmp/$name.out" 2>&1
+		cm_try_args "$try" "$@"
+		"${CM_ARGS[@]}" > "/tmp/$name.out" 2>&1
 		rc=$?
 		if [ $rc != 0 ] && [ "$try" -lt "$CM_TRIES" ] &&
 			grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "/tmp/$name.out"; then
