@@ -123,11 +123,24 @@ xfer() {
 # xrun_cm LABEL SRV_VM READY CMD...: xrun for perftest over rdma_cm (-R).
 xrun_cm() { XR_CM=1 xrun "$@"; }
 
+# no_holders: no process has an RDMA device open any more; each one that
+# has is named. (A leftover tool keeps rxe0's removal waiting.)
+no_holders() {
+	local p bad=0
+	for p in $(find /proc/[0-9]*/fd -lname '/dev/infiniband/*' 2>/dev/null |
+		cut -d/ -f3 | sort -u); do
+		echo "still open by pid $p: $(tr '\0' ' ' < "/proc/$p/cmdline")"
+		bad=1
+	done
+	return $bad
+}
+
 # interop_done: the end of an interop test: the counters shown, both VMs
 # finished, then each removes its device (and VM 1 the module).
 interop_done() {
 	show_counters "$DEV"
 	t_ok "peers done" vm_barrier finished 300
+	t_ok "no tool left with an RDMA device open" no_holders
 	if [ "$VM_ID" = 1 ]; then
 		sroce_down
 	else

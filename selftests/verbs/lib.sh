@@ -171,6 +171,17 @@ client_report() {
 	return "$2"
 }
 
+# kill_tree PID: PID and every process below it killed (SIGKILL), the
+# children first. A perftest server left waiting by a rejected client
+# outlived the SIGTERM that timeout(1) passed on: it kept its port and its
+# rxe0 context, and rxe0's 'rdma link delete' waited until timeout's 200 s
+# were up (rxe cannot disassociate a context).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill -KILL "$1" 2>/dev/null
+}
+
 # serve_cm NAME READY CMD... / client_cm NAME CMD...: serve and client for
 # perftest over rdma_cm (-R), tried up to CM_TRIES times. perftest's
 # server accepts its first connection (its parameter exchange), destroys
@@ -180,8 +191,8 @@ client_report() {
 # forever (with sroce and rxe alike). Only that outcome is retried; each
 # retry is logged, also to /tmp/cm_retries. One interop run needed three
 # tries for one exchange. Each try listens on its own port (CM_PORT, the
-# caller's, moved by 1000 per try): a new server on the killed one's port
-# was seen to fail in rdma_bind_addr.
+# caller's, moved by 1000 per try), so that a late exit of the killed
+# server cannot make the next one's rdma_bind_addr fail.
 CM_TRIES=5
 # cm_try_args TRY ARGS...: CM_ARGS is ARGS with every argument equal to
 # CM_PORT replaced by try TRY's port, CM_TRY_PORT.
@@ -201,7 +212,7 @@ serve_cm() {
 		cm_try_args "$try" "$@"
 		serve_start "$name.$try" "$name" "${ready//$CM_PORT/$CM_TRY_PORT}" "${CM_ARGS[@]}"
 		[ "$(vm_get "$name.$try.v" "$(peer_id)" 400)" = retry ] || break
-		kill "$SERVE_PID" 2>/dev/null
+		kill_tree "$SERVE_PID"
 		wait "$SERVE_PID"
 		echo "# $name: client rejected (perftest's re-listen race), try $((try + 1))" |
 			tee -a /tmp/cm_retries
