@@ -98,6 +98,14 @@ enum sroce_counter {
 	SROCE_NUM_COUNTERS
 };
 
+/* Why a requester resends from an older PSN (tracepoint sroce_retransmit). */
+enum sroce_retx_reason {
+	SROCE_RETX_TIMEOUT,
+	SROCE_RETX_NAK_SEQ,
+	SROCE_RETX_IMPLIED,
+	SROCE_RETX_RNR,
+};
+
 struct sroce_counters {
 	u64 cnt[SROCE_NUM_COUNTERS];
 };
@@ -530,5 +538,6 @@ int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
 
 /* sroce_stats.c */
 u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c);
+const char *sroce_counter_name(enum sroce_counter c);
 
 #endif /* SROCE_H */

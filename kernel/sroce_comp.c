@@ -10,6 +10,7 @@
  */
 #include "sroce.h"
 #include "sroce_psn.h"
+#include "sroce_trace.h"
 
 /*
  * Floor for the local ACK timeout.  The IBA value is a minimum and a
@@ -201,7 +202,7 @@ static bool comp_ack_before(struct sroce_qp *qp, u32 psn)
 }
 
 /* Go back to the oldest unacknowledged PSN, once per position. */
-static void comp_rerequest(struct sroce_qp *qp)
+static void comp_rerequest(struct sroce_qp *qp, enum sroce_retx_reason why)
 {
 	struct sroce_comp *comp = &qp->comp;
 
@@ -210,6 +211,7 @@ static void comp_rerequest(struct sroce_qp *qp)
 	comp->rd_rerequest_valid = true;
 	comp->rd_rerequested = comp->psn;
 	sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+	trace_sroce_retransmit(qp, comp->psn, why);
 	sroce_req_rewind(qp, comp->psn);
 	sroce_req_schedule(qp);
 }
@@ -236,8 +238,9 @@ static void comp_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 	enum ib_wc_status status;
 	struct sroce_swqe *swqe;
 
+	trace_sroce_nak_rcvd(qp, psn, syn);
 	if (comp_ack_before(qp, psn)) {
-		comp_rerequest(qp);
+		comp_rerequest(qp, SROCE_RETX_IMPLIED);
 		return;
 	}
 
@@ -267,7 +270,7 @@ static void comp_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 	switch (sroce_aeth_syn_value(syn)) {
 	case SROCE_NAK_PSN_SEQ_ERR:
 		/* The responder expects @psn: resend from there, once. */
-		comp_rerequest(qp);
+		comp_rerequest(qp, SROCE_RETX_NAK_SEQ);
 		return;
 	case SROCE_NAK_INVALID_REQ:
 		status = IB_WC_REM_INV_REQ_ERR;
@@ -332,7 +335,7 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	/* A response implicitly acknowledges the requests before it. */
 	if (comp_ack_before(qp, psn)) {
-		comp_rerequest(qp);
+		comp_rerequest(qp, SROCE_RETX_IMPLIED);
 		return;
 	}
 	swqe = comp_head(qp);
@@ -375,7 +378,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, struct sroce_rx *rx)
 	u64 orig;
 
 	if (comp_ack_before(qp, psn)) {
-		comp_rerequest(qp);
+		comp_rerequest(qp, SROCE_RETX_IMPLIED);
 		return;
 	}
 	swqe = comp_head(qp);
@@ -433,7 +436,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 		syn = pkt->h.aeth_syn;
 		if (sroce_aeth_syn_type(syn) == SROCE_AETH_TYPE_ACK) {
 			if (comp_ack_upto(qp, psn))
-				comp_rerequest(qp);
+				comp_rerequest(qp, SROCE_RETX_IMPLIED);
 		} else {
 			comp_nak(qp, psn, syn);
 		}
@@ -536,6 +539,7 @@ void sroce_comp_retry_timer(struct timer_list *t)
 	comp->retry_cnt--;
 	comp->rd_rerequest_valid = false;
 	sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+	trace_sroce_retransmit(qp, comp->psn, SROCE_RETX_TIMEOUT);
 	sroce_req_rewind(qp, comp->psn);
 	sroce_comp_arm_retry(qp, true);
 	sroce_req_schedule(qp);
@@ -554,6 +558,7 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 	if (qp->req.rnr_wait) {
 		qp->req.rnr_wait = false;
 		sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+		trace_sroce_retransmit(qp, qp->comp.psn, SROCE_RETX_RNR);
 		sroce_comp_arm_retry(qp, true);
 		sroce_req_schedule(qp);
 	}

@@ -30,6 +30,7 @@
 #include <net/udp_tunnel.h>
 #include "sroce.h"
 #include "sroce_icrc.h"
+#include "sroce_trace.h"
 
 static struct socket *sroce_sock4;
 static struct socket *sroce_sock6;
@@ -174,6 +175,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	u32 ulen, plen, hlen;
 	int err;
 
+	memset(&rx, 0, sizeof(rx));	/* the drop tracepoint reads its QPN */
 	dev = sroce_dev_get_by_netdev(skb->dev);
 	if (!dev && is_vlan_dev(skb->dev))
 		dev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
@@ -198,6 +200,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 		break;
 	case -EBADMSG:
 		sroce_count(dev, SROCE_CNT_ICRC_ERRORS);
+		trace_sroce_drop(dev, 0, SROCE_CNT_ICRC_ERRORS);
 		goto drop_dev;
 	default:
 		goto malformed;
@@ -209,13 +212,13 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + min(hlen, plen)))
 		goto malformed;
 
-	memset(&rx, 0, sizeof(rx));
 	sroce_rx_addrs(skb, ver, &rx);
 	__skb_pull(skb, sizeof(struct udphdr));
 	err = sroce_pkt_parse(skb->data, plen, &rx.pkt);
 	if (err == -EBADMSG && (rx.pkt.info->flags & SROCE_OPF_REQ)) {
 		/* The RC responder NAKs it; the others drop it. */
 		sroce_count_malformed(dev, SROCE_CNT_BAD_LEN);
+		trace_sroce_drop(dev, rx.pkt.h.qpn, SROCE_CNT_BAD_LEN);
 		rx.len_err = true;
 	} else if (err) {
 		if (err == -EBADMSG)
@@ -270,9 +273,11 @@ done:
 
 no_qp:
 	sroce_count(dev, SROCE_CNT_NO_QP);
+	trace_sroce_drop(dev, rx.pkt.h.qpn, SROCE_CNT_NO_QP);
 	goto drop_dev;
 malformed:
 	sroce_count_malformed(dev, cause);
+	trace_sroce_drop(dev, rx.pkt.h.qpn, cause);	/* 0: not parsed yet */
 drop_dev:
 	sroce_dev_put(dev);
 drop:

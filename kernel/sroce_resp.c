@@ -15,6 +15,7 @@
 
 #include "sroce_resp.h"
 #include "sroce_psn.h"
+#include "sroce_trace.h"
 
 /*
  * QPs with deferred responder work, per CPU; each entry holds a QP ref.
@@ -120,6 +121,7 @@ static void resp_send_nak(struct sroce_qp *qp, enum sroce_nak_code code,
 	sroce_resp_flush_ack(qp);
 	resp_send_aeth(qp, sroce_aeth_syn_nak(code), psn);
 	sroce_count(qp->dev, SROCE_CNT_NAKS_SENT);
+	trace_sroce_nak_sent(qp, psn, sroce_aeth_syn_nak(code));
 }
 
 static void resp_send_rnr_nak(struct sroce_qp *qp, u32 psn)
@@ -127,6 +129,7 @@ static void resp_send_rnr_nak(struct sroce_qp *qp, u32 psn)
 	sroce_resp_flush_ack(qp);
 	resp_send_aeth(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer), psn);
 	sroce_count(qp->dev, SROCE_CNT_RNR_NAKS_SENT);
+	trace_sroce_nak_sent(qp, psn, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
 }
 
 static void resp_service(struct sroce_qp *qp)
@@ -695,8 +698,11 @@ static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	case RESP_RNR:
 	case RESP_ACCESS:
 	case RESP_INV_REQ:
-		if (rc == RESP_ACCESS)
+		if (rc == RESP_ACCESS) {
 			sroce_count(qp->dev, SROCE_CNT_BAD_RKEY);
+			trace_sroce_drop(qp->dev, qp->ibqp.qp_num,
+					 SROCE_CNT_BAD_RKEY);
+		}
 		resp_abandon_msg(resp);
 		resp->drop_msg = !(fl & SROCE_OPF_LAST);
 		return;
@@ -795,6 +801,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		return;
 	if (pkt->h.deth_qkey != qkey) {
 		sroce_count_malformed(qp->dev, SROCE_CNT_BAD_QKEY);
+		trace_sroce_drop(qp->dev, qp->ibqp.qp_num, SROCE_CNT_BAD_QKEY);
 		return;
 	}
 

@@ -7,6 +7,9 @@
  */
 #include "sroce.h"
 
+#define CREATE_TRACE_POINTS
+#include "sroce_trace.h"
+
 static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_SENT_PKTS].name = "sent_pkts",
 	[SROCE_CNT_RCVD_PKTS].name = "rcvd_pkts",
@@ -49,6 +52,11 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 
 /* A counter added to the enum without a name would show up blank. */
 static_assert(ARRAY_SIZE(sroce_counter_desc) == SROCE_NUM_COUNTERS);
+
+const char *sroce_counter_name(enum sroce_counter c)
+{
+	return c < SROCE_NUM_COUNTERS ? sroce_counter_desc[c].name : "?";
+}
 
 u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c)
 {

@@ -12,12 +12,17 @@
 # keeps in flight, the injector stays silent, then spoofs an ACK for a PSN
 # assigned but not sent (even the WQE's last PSN), a NAK beyond what was
 # sent, and ACK/NAKs far away. None may complete or fail the WQE; each is
-# counted in ack_out_of_window. Then proper ACKs complete it.
+# counted in ack_out_of_window. A PSN sequence NAK inside the window makes
+# the requester resend from its PSN. Then proper ACKs complete the WRITE.
 #
 # Malformed packets: bad ICRC, truncated headers, bad pad, unknown opcode,
 # a UD/UC opcode to the RC QP, wrong P_Key, a UDP length past the packet;
 # each aimed at the QP's expected PSN with a receive posted, each dropped
 # and counted, and after all of them a proper SEND arrives intact.
+#
+# sroce's tracepoints are on throughout: the NAK received, the resend and
+# its reason, each drop and its reason, the NAK sent must each show in the
+# trace buffer with the device, the QPN and the PSN.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -90,6 +95,10 @@ counter_moved() {
 
 t_ok "veth pair with the far end in netns peer" veth_peer_up || { t_done; exit 1; }
 t_ok "sroce0 on veth0" sroce_on_veth || { t_done; exit 1; }
+TRACE=/sys/kernel/tracing
+t_ok "sroce's tracepoints enabled" sh -c "echo 1 > $TRACE/events/sroce/enable && : > $TRACE/trace"
+# traced PATTERN: a line of the trace buffer matches PATTERN (grep -E).
+traced() { grep -Eq "$1" $TRACE/trace || { echo "no trace line matches: $1"; return 1; }; }
 
 ip netns exec peer "$INJ" -s $PIP listen -t $((350 * TSCALE)) > $RX 2>&1 &
 LISTEN=$!
@@ -136,6 +145,18 @@ t_ok "(c) ACK/NAKs with PSNs far away change nothing" vic_none 1000
 t_ok "(c) ... the QP is still in RTS" vic_rts
 t_ok "(c) ... and they are counted" counter_moved ack_out_of_window "$WIN_BEFORE" 6
 t_ok "no PSN beyond the window was sent meanwhile" test "$(($(rx_high) + 1))" -eq $SENT
+
+# A PSN sequence NAK inside the window acknowledges what precedes it and
+# makes the requester resend from its PSN.
+SEQ=$(psn $((SQ_PSN + 10)))
+inj op=RC_ACK qpn="$VQPN" psn="$SEQ" syn=0x60 msn=0
+t_ok "(d) a PSN sequence NAK: the requester resends from its PSN" \
+	wait_for "[ \$(rx_count '^rx RC_WRITE[A-Z_]* qpn=[0-9]* psn=$SEQ ') -ge 2 ]" 30
+VQ=$(printf '%#x' "$VQPN")
+t_ok "(d) ... traced: sroce_nak_rcvd" \
+	traced "sroce_nak_rcvd: dev=sroce0 qpn=$VQ psn=$(printf '%#x' "$SEQ") nak code=0\$"
+t_ok "(d) ... traced: sroce_retransmit, reason nak_seq" \
+	traced "sroce_retransmit: dev=sroce0 qpn=$VQ from_psn=$(printf '%#x' "$SEQ") reason=nak_seq\$"
 
 # Now acknowledge what was sent, window by window, until the WQE completes.
 ack_all() {
@@ -206,6 +227,11 @@ t_ok "UDP length short of the packet: dropped, icrc_errors" bad udplen icrc_erro
 	op=RC_SEND_ONLY len=8 seed=1 udplen=28
 t_ok "the QP is still in RTS" vic_rts
 echo "# malformed done at $(uptime_s) s"
+for r in icrc_errors malformed_hdr malformed_opcode malformed_pkey; do
+	t_ok "traced: sroce_drop, reason $r" traced "sroce_drop: dev=sroce0 qpn=[0-9a-fx]+ reason=$r\$"
+done
+t_ok "traced: sroce_drop, reason malformed_qp, with the QPN" \
+	traced "sroce_drop: dev=sroce0 qpn=$VQ reason=malformed_qp\$"
 t_ok "no ACK or NAK answered any of them" test "$(rx_count "^rx RC_ACK qpn=$((PEER_QPN))")" -eq 0
 
 t_ok "a proper SEND ONLY" inj op=RC_SEND_ONLY qpn="$VQPN" psn=$RQ_PSN ackreq=1 len=777 seed=7
@@ -225,6 +251,9 @@ t_ok "a WRITE ONLY shorter than its DMA length" inj op=RC_WRITE_ONLY qpn="$VQPN"
 	rkey="$(sed -n 's/.*rkey=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")" dmalen=64 len=32 seed=2
 t_ok "... is NAKed Invalid Request at its PSN" \
 	wait_for "grep -q '^rx RC_ACK qpn=$((PEER_QPN)) psn=$NEXT .*kind=NAK code=1 ' $RX" 10
+t_ok "... traced: sroce_nak_sent" \
+	traced "sroce_nak_sent: dev=sroce0 qpn=$VQ psn=$(printf '%#x' "$NEXT") nak code=1\$"
+echo 0 > $TRACE/events/sroce/enable
 
 echo quit >&"${VICTIM[1]}"
 wait "$VPID"
