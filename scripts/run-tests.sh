@@ -20,9 +20,12 @@
 #   # timeout: N     seconds (default 300 per VM run, 600 for host tests)
 #   # mtu: N         eth0 MTU in the guests (default 1500)
 #   # cpus: N        vCPUs per guest (default 1); such a test takes N slots
-#   # slub: 0        boot without slub_debug: two-VM data-path and interop
-#                    tests, whose memory safety make check-debug's KASAN
-#                    covers; every hostile, teardown and one-VM test keeps it
+#   # slub: 0        boot without slub_debug: data-path and interop tests
+#                    (two-VM ones and rc_loopback), whose memory safety make
+#                    check-debug's KASAN covers; every hostile and teardown
+#                    test keeps it
+#   # secs: N        its usual run time, for long one-VM tests: they start
+#                    longest first, so that none runs alone at the end
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,12 +72,6 @@ for f in "$ROOT"/selftests/harness/*.sh "$ROOT"/selftests/*.sh; do
 	v=$(header "$f" vms)
 	if ((${v:-1} >= 2)); then pairs+=("$n"); else tests+=("$n"); fi
 done
-tests+=("${pairs[@]}")
-if ((${#tests[@]} == 0)); then
-	echo "run-tests: no test matches '$PATTERNS'" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
 
 indent() { sed -e 's/^/    /'; }
 
@@ -128,6 +125,26 @@ weight() { # NAME
 	fi
 	((${vms:-1} >= 2 || ${cpus:-1} >= 2)) && echo "$JOBS" || echo 1
 }
+
+# One-slot tests longest first (by their secs header) after any that take
+# all slots: the slots then drain together before the two-VM tests.
+order() {
+	local n f secs i=0
+	for n in "${tests[@]}"; do
+		f=$ROOT/selftests/$n.sh
+		secs=0
+		[[ -f $f ]] && secs=$(header "$f" secs)
+		echo "$(weight "$n") ${secs:-0} $i $n"
+		i=$((i + 1))
+	done | sort -k1,1nr -k2,2nr -k3,3n | cut -d' ' -f4
+}
+mapfile -t tests < <(order)
+tests+=("${pairs[@]}")
+if ((${#tests[@]} == 0)); then
+	echo "run-tests: no test matches '$PATTERNS'" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 # Results of an earlier run must not be taken for this one's: report()
 # looks at tests that have not started yet.

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 500
+# secs: 150
 #
 # Device names are the administrator's: libsroce recognises sroce devices
 # by driver id and a sysfs file, never by name. rdma_rxe first (sroce.ko

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 600
+# secs: 65
 #
 # selftests/verbs/sroce_verbs in loopback: RC SEND/WRITE/READ at sizes
 # around the path MTU up to 8 MiB and atomics, checked byte for byte; bad

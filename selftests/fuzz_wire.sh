@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 420
+# secs: 115
 #
 # A wire fuzzer against live QPs. sroce0 runs on veth0 (10.88.0.1); the far
 # end veth1 sits in netns "peer" (10.88.0.2), where `sroce_inject fuzz`

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 400
+# secs: 80
 #
 # A hostile peer on a veth pair: sroce0 runs on veth0, the far end veth1
 # sits in the network namespace "peer", where sroce_inject plays the remote

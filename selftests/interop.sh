@@ -9,10 +9,10 @@
 # serving:
 # - sroce_xfer RC and UC (every op) at 0, 1, MTU, MTU + 1 and several MTUs,
 #   UD at 0, 1 and MTU, every byte and completion field checked;
-# - ibv_{rc,uc,srq}_pingpong -c at 1 and 5000 bytes, ibv_ud_pingpong -c at
-#   0 and MTU (-c checks one byte per page), and rping -V/-v at MTU + 1 and
-#   5000 bytes, every byte compared (by rping itself on the client, by
-#   rping_data_ok on both printed copies);
+# - ibv_{rc,uc,srq}_pingpong -c at 5000 bytes, ibv_ud_pingpong -c at 0 and
+#   MTU (-c checks one byte per page), and rping -V/-v at 5000 bytes, every
+#   byte compared (by rping itself on the client, by rping_data_ok on both
+#   printed copies);
 # - perftest bandwidth and latency tools, each over rdma_cm (-R) in one
 #   direction and over perftest's TCP exchange in the other:
 #   perftest checks no data, so each side's packet counters must have moved
@@ -87,15 +87,13 @@ rp() {
 
 for S in 1 2; do
 	echo "# ---- server on VM $S: $([ "$S" = 1 ] && echo sroce0 || echo rxe0) serves"
-	# sroce_xfer covers every size boundary; the pingpongs take one
-	# small and one multi-packet size. No 0: a 0-byte pingpong buffer means
-	# a 0-byte MR, which ib_core refuses for every device (and
+	# sroce_xfer covers every size boundary, 1 byte included; the
+	# pingpongs take one multi-packet size. No 0: a 0-byte pingpong buffer
+	# means a 0-byte MR, which ib_core refuses for every device (and
 	# srq_pingpong rejects -s 0 itself).
-	for size in 1 5000; do
-		pp $S rc "$size"
-		pp $S uc "$size"
-		pp $S srq "$size"
-	done
+	pp $S rc 5000
+	pp $S uc 5000
+	pp $S srq 5000
 	for size in 0 $MTU_B; do
 		pp $S ud "$size"
 	done
@@ -121,9 +119,7 @@ for S in 1 2; do
 	perf $S 50 ib_atomic_lat -n 25 $latr
 	log_retx "perftest (server VM $S)"
 
-	for size in $((MTU_B + 1)) 5000; do
-		rp $S "$size"
-	done
+	rp $S 5000
 	if [ "$(role $S)" = server ]; then a=(-b @SRV@); else a=(-s @SRV@); fi
 	before=$(pkts)
 	t_ok "ucmatose 2 x 10 ($DEV $(role $S))" \
@@ -139,9 +135,7 @@ GID=$GID6
 for S in 1 2; do
 	# ibv_rc_pingpong's server listens on IPv4 only: its TCP exchange
 	# stays IPv4, the RoCE traffic uses the IPv6 GID all the same.
-	for size in 1 5000; do
-		pp $S rc "$size"
-	done
+	pp $S rc 5000
 	XR_V6=1
 	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
 	rp $S 5000

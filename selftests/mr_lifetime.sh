@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 420
+# secs: 100
 #
 # A hostile remote QP (sroce_inject in a network namespace at the far end
 # of a veth pair) against one victim RC QP (sroce_victim): registered

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 600
+# secs: 60
 # slub: 0
 #
 # libibverbs example programs in loopback: server and client are two

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 0
 # timeout: 900
+# secs: 55
 #
 # Kernel style gates, run on the host: checkpatch (from the pinned
 # linux-source) must report nothing on any module file, sparse (C=2) must

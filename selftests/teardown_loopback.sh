@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 1500
+# secs: 90
 #
 # Pulling the rug under running loopback traffic on one VM: `rdma link
 # delete`, removal of the netdev below the device, and `rmmod sroce`, each
