@@ -110,6 +110,16 @@ struct sroce_counters {
 	u64 cnt[SROCE_NUM_COUNTERS];
 };
 
+/*
+ * The slots of one `rdma statistic qp` counter (struct rdma_counter, found
+ * by its id in dev->qpcs).  A QP bound to it counts here instead of in
+ * the device's slots; ib_core adds both (and released counters' totals)
+ * for the port's figures, so nothing is counted twice or lost.
+ */
+struct sroce_qpc {
+	struct sroce_counters __percpu *pc;
+};
+
 /* One per `rdma link add`. */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -131,6 +141,7 @@ struct sroce_dev {
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
 
 	struct sroce_counters __percpu *counters;
+	struct xarray qpcs;		/* rdma_counter id -> sroce_qpc */
 
 	/*
 	 * Transmit budget (sroce_net.c): every skb we send is charged to
@@ -317,6 +328,7 @@ struct sroce_qp {
 	bool is_user;
 	bool loop_peer;			/* its packets went to this host */
 	u32 nmcast;			/* groups attached, dev->mcast_mutex */
+	struct sroce_qpc __rcu *qpc;	/* bound counter's slots, or NULL */
 
 	struct sroce_queue sq;		/* ring of struct sroce_send_wqe */
 	struct sroce_swqe *swqe;	/* kernel copies, one per SQ slot */
@@ -405,6 +417,26 @@ static inline void sroce_count_add(struct sroce_dev *dev,
 				   enum sroce_counter c, u32 n)
 {
 	this_cpu_add(dev->counters->cnt[c], n);
+}
+
+/* An event of @qp's: in its bound counter's slots, else the device's. */
+static inline void sroce_qp_count_add(struct sroce_qp *qp,
+				      enum sroce_counter c, u32 n)
+{
+	struct sroce_qpc *qpc;
+
+	rcu_read_lock();
+	qpc = rcu_dereference(qp->qpc);
+	if (qpc)
+		this_cpu_add(qpc->pc->cnt[c], n);
+	else
+		this_cpu_add(qp->dev->counters->cnt[c], n);
+	rcu_read_unlock();
+}
+
+static inline void sroce_qp_count(struct sroce_qp *qp, enum sroce_counter c)
+{
+	sroce_qp_count_add(qp, c, 1);
 }
 
 /* ib_device_ops fragments, one per role; sroce_dev.c merges them. */
@@ -538,6 +570,7 @@ int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
 
 /* sroce_stats.c */
 u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c);
+void sroce_stats_dev_fini(struct sroce_dev *dev);
 const char *sroce_counter_name(enum sroce_counter c);
 
 #endif /* SROCE_H */

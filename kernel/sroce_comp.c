@@ -210,7 +210,7 @@ static void comp_rerequest(struct sroce_qp *qp, enum sroce_retx_reason why)
 		return;
 	comp->rd_rerequest_valid = true;
 	comp->rd_rerequested = comp->psn;
-	sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+	sroce_qp_count(qp, SROCE_CNT_RETRANSMITS);
 	trace_sroce_retransmit(qp, comp->psn, why);
 	sroce_req_rewind(qp, comp->psn);
 	sroce_req_schedule(qp);
@@ -245,9 +245,9 @@ static void comp_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 	}
 
 	if (sroce_aeth_syn_type(syn) == SROCE_AETH_TYPE_RNR_NAK) {
-		sroce_count(qp->dev, SROCE_CNT_RNR_NAKS_RCVD);
+		sroce_qp_count(qp, SROCE_CNT_RNR_NAKS_RCVD);
 		if (!comp->rnr_retry) {
-			sroce_count(qp->dev, SROCE_CNT_RNR_RETRY_EXCEEDED);
+			sroce_qp_count(qp, SROCE_CNT_RNR_RETRY_EXCEEDED);
 			swqe = comp_head(qp);
 			if (swqe)
 				comp_wqe_done(qp, swqe, IB_WC_RNR_RETRY_EXC_ERR);
@@ -266,7 +266,7 @@ static void comp_nak(struct sroce_qp *qp, u32 psn, u8 syn)
 		return;
 	}
 
-	sroce_count(qp->dev, SROCE_CNT_NAKS_RCVD);
+	sroce_qp_count(qp, SROCE_CNT_NAKS_RCVD);
 	switch (sroce_aeth_syn_value(syn)) {
 	case SROCE_NAK_PSN_SEQ_ERR:
 		/* The responder expects @psn: resend from there, once. */
@@ -424,7 +424,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	 * on the wire, and an ACK for one never sent is stale or forged.
 	 */
 	if (!sroce_psn_in_range(psn, qp->comp.psn, req->sent_psn)) {
-		sroce_count(qp->dev, SROCE_CNT_ACK_OUT_OF_WINDOW);
+		sroce_qp_count(qp, SROCE_CNT_ACK_OUT_OF_WINDOW);
 		goto unlock;
 	}
 
@@ -496,7 +496,7 @@ static bool comp_answer_late(struct sroce_qp *qp)
 	if (comp->late_waits >= SROCE_LATE_WAITS || !sroce_net_loop_busy(qp))
 		return false;
 	comp->late_waits++;
-	sroce_count(qp->dev, SROCE_CNT_ACK_LATE);
+	sroce_qp_count(qp, SROCE_CNT_ACK_LATE);
 	return true;
 }
 
@@ -528,7 +528,7 @@ void sroce_comp_retry_timer(struct timer_list *t)
 		goto unlock;
 	}
 	if (!comp->retry_cnt) {
-		sroce_count(qp->dev, SROCE_CNT_RETRY_EXCEEDED);
+		sroce_qp_count(qp, SROCE_CNT_RETRY_EXCEEDED);
 		swqe = comp_head(qp);
 		if (swqe)
 			comp_wqe_done(qp, swqe, IB_WC_RETRY_EXC_ERR);
@@ -538,7 +538,7 @@ void sroce_comp_retry_timer(struct timer_list *t)
 	}
 	comp->retry_cnt--;
 	comp->rd_rerequest_valid = false;
-	sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+	sroce_qp_count(qp, SROCE_CNT_RETRANSMITS);
 	trace_sroce_retransmit(qp, comp->psn, SROCE_RETX_TIMEOUT);
 	sroce_req_rewind(qp, comp->psn);
 	sroce_comp_arm_retry(qp, true);
@@ -557,7 +557,7 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 	spin_lock_bh(&qp->req.lock);
 	if (qp->req.rnr_wait) {
 		qp->req.rnr_wait = false;
-		sroce_count(qp->dev, SROCE_CNT_RETRANSMITS);
+		sroce_qp_count(qp, SROCE_CNT_RETRANSMITS);
 		trace_sroce_retransmit(qp, qp->comp.psn, SROCE_RETX_RNR);
 		sroce_comp_arm_retry(qp, true);
 		sroce_req_schedule(qp);

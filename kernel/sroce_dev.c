@@ -140,6 +140,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->ahs);
 	xa_destroy(&dev->srqs);
 	sroce_mcast_dev_fini(dev);
+	sroce_stats_dev_fini(dev);
 	free_percpu(dev->counters);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 	sroce_net_dev_fini(dev);
@@ -200,6 +201,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->qpcs, XA_FLAGS_ALLOC1);
 	sroce_mcast_dev_init(dev);
 
 	dev->port_state = sroce_port_state_for(ndev);

@@ -260,7 +260,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 		goto malformed;
 	}
 
-	sroce_count(dev, SROCE_CNT_RCVD_PKTS);
+	sroce_qp_count(qp, SROCE_CNT_RCVD_PKTS);
 	if (rx.pkt.info->flags & SROCE_OPF_REQ)
 		sroce_resp_rcv(qp, &rx);
 	else
@@ -466,7 +466,7 @@ bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken)
 	smp_mb();
 	if (sk_wmem_alloc_get(sk) <= SROCE_TX_WAKE)
 		sroce_tx_wake(dev, SROCE_TX_WAKE_BATCH);
-	sroce_count(dev, SROCE_CNT_TX_WAITS);
+	sroce_qp_count(qp, SROCE_CNT_TX_WAITS);
 	return true;
 }
 
@@ -799,18 +799,17 @@ static int sroce_tx_prep(struct sk_buff *skb, const struct sroce_av *av)
 	return 0;
 }
 
-static void sroce_tx_count(struct sroce_dev *dev, int err)
+static void sroce_tx_count(struct sroce_qp *qp, int err)
 {
 	if (likely(!err))
-		sroce_count(dev, SROCE_CNT_SENT_PKTS);
+		sroce_qp_count(qp, SROCE_CNT_SENT_PKTS);
 	else
-		sroce_count(dev, SROCE_CNT_TX_DROPS);
+		sroce_qp_count(qp, SROCE_CNT_TX_DROPS);
 }
 
 int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		   struct sk_buff *skb)
 {
-	struct sroce_dev *dev = qp->dev;
 	int err;
 
 	err = sroce_tx_prep(skb, av);
@@ -825,7 +824,7 @@ int sroce_net_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		err = -EINVAL;
 	}
 out:
-	sroce_tx_count(dev, err);
+	sroce_tx_count(qp, err);
 	return err;
 }
 
@@ -899,7 +898,6 @@ static u32 sroce_txb_head_len(const struct sroce_txb *b)
 int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
 		    const struct sroce_av *av, struct sk_buff *skb)
 {
-	struct sroce_dev *dev = qp->dev;
 	struct rtable *rt;
 	__be32 saddr;
 	int err;
@@ -923,7 +921,7 @@ int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
 		/* Local (loopback queue), broadcast, multicast: one by one. */
 		if (rt->rt_type != RTN_UNICAST) {
 			err = sroce_xmit4_via(qp, av, skb, rt, saddr);
-			sroce_tx_count(dev, err);
+			sroce_tx_count(qp, err);
 			return err;
 		}
 		b->rt = rt;
@@ -944,7 +942,7 @@ int sroce_net_queue(struct sroce_qp *qp, struct sroce_txb *b,
 		sroce_net_flush(qp, b);
 	return 0;
 drop:
-	sroce_count(dev, SROCE_CNT_TX_DROPS);
+	sroce_qp_count(qp, SROCE_CNT_TX_DROPS);
 	return err;
 }
 
@@ -974,10 +972,10 @@ void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b)
 	b->rt = NULL;
 	b->n = 0;
 	err = sroce_out4(head);
-	sroce_count_add(qp->dev, err ? SROCE_CNT_TX_DROPS : SROCE_CNT_SENT_PKTS,
+	sroce_qp_count_add(qp, err ? SROCE_CNT_TX_DROPS : SROCE_CNT_SENT_PKTS,
 			n);
 	if (!err && n > 1)
-		sroce_count(qp->dev, SROCE_CNT_TX_BATCHES);
+		sroce_qp_count(qp, SROCE_CNT_TX_BATCHES);
 }
 
 static struct socket *sroce_udp_open(bool v6)

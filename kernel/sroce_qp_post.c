@@ -325,7 +325,7 @@ struct sroce_swqe *sroce_sq_fetch(struct sroce_qp *qp)
 		swqe->wqe.opcode = SROCE_WQE_OPCODE_BAD;
 		swqe->wqe.num_sge = 0;
 		swqe->wqe.inline_len = 0;
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 	}
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
@@ -515,7 +515,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		sroce_count(qp->dev, SROCE_CNT_DOORBELLS);
+		sroce_qp_count(qp, SROCE_CNT_DOORBELLS);
 		if (state == IB_QPS_ERR)
 			sroce_qp_flush(qp);
 		else

@@ -62,7 +62,7 @@ static void req_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	swqe->st.status = status;
 	swqe->st.done = true;
 	qp->req.err = true;
-	sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+	sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 }
 
 /*

@@ -105,7 +105,7 @@ static void resp_send_ack_now(struct sroce_qp *qp)
 	resp->ack_count = 0;
 	resp_send_aeth(qp, SROCE_AETH_ACK_UNLIMITED,
 		       sroce_psn_sub(resp->ack_psn, 1));
-	sroce_count(qp->dev, SROCE_CNT_ACKS_SENT);
+	sroce_qp_count(qp, SROCE_CNT_ACKS_SENT);
 }
 
 /* Anything else sent to the requester goes after a deferred ACK. */
@@ -120,7 +120,7 @@ static void resp_send_nak(struct sroce_qp *qp, enum sroce_nak_code code,
 {
 	sroce_resp_flush_ack(qp);
 	resp_send_aeth(qp, sroce_aeth_syn_nak(code), psn);
-	sroce_count(qp->dev, SROCE_CNT_NAKS_SENT);
+	sroce_qp_count(qp, SROCE_CNT_NAKS_SENT);
 	trace_sroce_nak_sent(qp, psn, sroce_aeth_syn_nak(code));
 }
 
@@ -128,7 +128,7 @@ static void resp_send_rnr_nak(struct sroce_qp *qp, u32 psn)
 {
 	sroce_resp_flush_ack(qp);
 	resp_send_aeth(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer), psn);
-	sroce_count(qp->dev, SROCE_CNT_RNR_NAKS_SENT);
+	sroce_qp_count(qp, SROCE_CNT_RNR_NAKS_SENT);
 	trace_sroce_nak_sent(qp, psn, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer));
 }
 
@@ -198,7 +198,7 @@ void sroce_resp_defer_ack(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 
 	if (resp->ack_pending)
-		sroce_count(qp->dev, SROCE_CNT_ACKS_COALESCED);
+		sroce_qp_count(qp, SROCE_CNT_ACKS_COALESCED);
 	resp->ack_pending = true;
 	if (++resp->ack_count >= SROCE_RESP_ACK_BATCH) {
 		resp_send_ack_now(qp);
@@ -289,7 +289,7 @@ static int resp_post_cqe(struct sroce_qp *qp, struct sroce_cqe *cqe,
 	qp->resp.recv_off = 0;
 	err = sroce_cq_post(qp->rcq, cqe, solicited);
 	if (err) {
-		sroce_count(qp->dev, SROCE_CNT_CQ_OVERFLOW);
+		sroce_qp_count(qp, SROCE_CNT_CQ_OVERFLOW);
 		return err;
 	}
 	return 0;
@@ -544,14 +544,14 @@ void sroce_resp_fail(struct sroce_qp *qp, enum resp_rc rc, u32 psn,
 		out->event = IB_EVENT_QP_REQ_ERR;
 		break;
 	case RESP_ACCESS:
-		sroce_count(qp->dev, SROCE_CNT_BAD_RKEY);
+		sroce_qp_count(qp, SROCE_CNT_BAD_RKEY);
 		code = SROCE_NAK_REMOTE_ACCESS;
 		status = IB_WC_REM_ACCESS_ERR;
 		out->event = IB_EVENT_QP_ACCESS_ERR;
 		break;
 	case RESP_LOC_PROT:
 	case RESP_LOC_OP:
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		code = SROCE_NAK_REMOTE_OP;
 		status = rc == RESP_LOC_PROT ? IB_WC_LOC_PROT_ERR :
 					       IB_WC_LOC_QP_OP_ERR;
@@ -596,7 +596,7 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	diff = sroce_psn_diff(pkt->h.psn, resp->psn);
 	if (diff > 0) {
 		/* one NAK per gap; the requester restarts from resp->psn */
-		sroce_count(qp->dev, SROCE_CNT_OUT_OF_SEQ);
+		sroce_qp_count(qp, SROCE_CNT_OUT_OF_SEQ);
 		if (!resp->nak_sent) {
 			resp->nak_sent = true;
 			resp_send_nak(qp, SROCE_NAK_PSN_SEQ_ERR, resp->psn);
@@ -661,7 +661,7 @@ static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	 */
 	if (resp->drop_msg || pkt->h.psn != resp->psn) {
 		if (pkt->h.psn != resp->psn)
-			sroce_count(qp->dev, SROCE_CNT_OUT_OF_SEQ);
+			sroce_qp_count(qp, SROCE_CNT_OUT_OF_SEQ);
 		resp_abandon_msg(resp);
 		if (!(fl & SROCE_OPF_FIRST)) {
 			resp->drop_msg = true;
@@ -699,7 +699,7 @@ static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	case RESP_ACCESS:
 	case RESP_INV_REQ:
 		if (rc == RESP_ACCESS) {
-			sroce_count(qp->dev, SROCE_CNT_BAD_RKEY);
+			sroce_qp_count(qp, SROCE_CNT_BAD_RKEY);
 			trace_sroce_drop(qp->dev, qp->ibqp.qp_num,
 					 SROCE_CNT_BAD_RKEY);
 		}
@@ -711,7 +711,7 @@ static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		break;
 	case RESP_LOC_PROT:
 	case RESP_LOC_OP:
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		resp_complete_err(qp, rc == RESP_LOC_PROT ? IB_WC_LOC_PROT_ERR :
 							    IB_WC_LOC_QP_OP_ERR);
 		break;
@@ -809,7 +809,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	err = sroce_rq_take(qp, resp->wqe);
 	if (err == -EAGAIN) {
 		/* UD has no RNR: the datagram is lost */
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		return;
 	}
 	if (err && !resp_state_ok(READ_ONCE(qp->state)))
@@ -819,7 +819,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	resp->wqe_valid = true;
 
 	if (SROCE_GRH_LEN + pkt->payload_len > resp->wqe->total_len) {
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		if (resp_complete_err(qp, IB_WC_LOC_LEN_ERR))
 			goto fatal;
 		return;
@@ -828,7 +828,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	ud_build_grh(rx, grh);
 	if (resp_place(qp, RESP_TO_SGE, 0, grh, SROCE_GRH_LEN) ||
 	    resp_copy_payload(qp, rx, RESP_TO_SGE, SROCE_GRH_LEN)) {
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		resp_complete_err(qp, IB_WC_LOC_PROT_ERR);
 		goto fatal;
 	}

@@ -142,7 +142,7 @@ void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	if (skb_queue_len(&resp->backlog) >= SROCE_RESP_BACKLOG_MAX) {
 		/* the requester retransmits what we could not keep */
-		sroce_count(qp->dev, SROCE_CNT_LOCAL_ERRORS);
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		return;
 	}
 	skb_get(skb);
@@ -333,7 +333,7 @@ static bool resp_replay_ok(struct sroce_qp *qp, struct sroce_resp_res *res,
 	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 
 	if (npkts > res->replay_left) {
-		sroce_count(qp->dev, SROCE_CNT_DUP_READ_REFUSED);
+		sroce_qp_count(qp, SROCE_CNT_DUP_READ_REFUSED);
 		return false;
 	}
 	res->replay_left -= npkts;
@@ -354,7 +354,7 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	u64 va, end, res_end;
 	u32 len, off;
 
-	sroce_count(qp->dev, SROCE_CNT_DUP_REQUESTS);
+	sroce_qp_count(qp, SROCE_CNT_DUP_REQUESTS);
 
 	if (fl & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
 		sroce_resp_defer_ack(qp);
@@ -391,7 +391,7 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	 */
 	off = sroce_psn_diff(pkt->h.psn, res->first_psn);
 	if (res->seq0 + off >= (s64)rx->resp_seq) {
-		sroce_count(qp->dev, SROCE_CNT_DUP_READ_LATE);
+		sroce_qp_count(qp, SROCE_CNT_DUP_READ_LATE);
 		return RESP_OK;
 	}
 	if (!resp_replay_ok(qp, res, len))

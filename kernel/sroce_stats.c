@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Port counters for `rdma statistic show link DEV/1` and
- * /sys/class/infiniband/DEV/ports/1/hw_counters.  Writers bump per-CPU
- * slots without atomics; a reader sums the slots, so a value may lag a
- * concurrent increment but never goes backwards.
+ * /sys/class/infiniband/DEV/ports/1/hw_counters, and the per-QP counters
+ * of `rdma statistic qp`.  Writers bump per-CPU slots without atomics; a
+ * reader sums the slots, so a value may lag a concurrent increment but
+ * never goes backwards.
  */
 #include "sroce.h"
 
@@ -58,14 +59,20 @@ const char *sroce_counter_name(enum sroce_counter c)
 	return c < SROCE_NUM_COUNTERS ? sroce_counter_desc[c].name : "?";
 }
 
-u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c)
+static u64 sroce_slots_sum(struct sroce_counters __percpu *pc,
+			   enum sroce_counter c)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(dev->counters, cpu)->cnt[c]);
+		sum += READ_ONCE(per_cpu_ptr(pc, cpu)->cnt[c]);
 	return sum;
+}
+
+u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c)
+{
+	return sroce_slots_sum(dev->counters, c);
 }
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -89,7 +96,117 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 	return SROCE_NUM_COUNTERS;
 }
 
+static struct sroce_qpc *sroce_qpc_alloc(struct sroce_dev *dev, u32 *id)
+{
+	struct sroce_qpc *qpc;
+
+	qpc = kzalloc(sizeof(*qpc), GFP_KERNEL_ACCOUNT);
+	if (!qpc)
+		return NULL;
+	qpc->pc = alloc_percpu_gfp(struct sroce_counters, GFP_KERNEL_ACCOUNT);
+	if (qpc->pc && !xa_alloc(&dev->qpcs, id, qpc, xa_limit_32b, GFP_KERNEL))
+		return qpc;
+	free_percpu(qpc->pc);
+	kfree(qpc);
+	return NULL;
+}
+
+/*
+ * ib_core calls the counter ops with counter->lock held; the first bind
+ * gives the counter its slots and its id (ib_core files it under that id).
+ */
+static int sroce_counter_bind_qp(struct rdma_counter *counter,
+				 struct ib_qp *ibqp)
+{
+	struct sroce_dev *dev = to_sdev(counter->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qpc *qpc;
+
+	if (!counter->id) {
+		qpc = sroce_qpc_alloc(dev, &counter->id);
+		if (!qpc)
+			return -ENOMEM;
+	} else {
+		qpc = xa_load(&dev->qpcs, counter->id);
+		if (!qpc)
+			return -EINVAL;
+	}
+	rcu_assign_pointer(qp->qpc, qpc);
+	ibqp->counter = counter;
+	return 0;
+}
+
+static int sroce_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	RCU_INIT_POINTER(qp->qpc, NULL);
+	ibqp->counter = NULL;
+	/*
+	 * ib_core reads the counter one last time when its last QP leaves
+	 * and adds it to the port's history: no increment may land after.
+	 */
+	synchronize_rcu();
+	return 0;
+}
+
+static void sroce_qpc_free(struct sroce_qpc *qpc)
+{
+	free_percpu(qpc->pc);
+	kfree(qpc);
+}
+
+static int sroce_counter_dealloc(struct rdma_counter *counter)
+{
+	struct sroce_dev *dev = to_sdev(counter->device);
+	struct sroce_qpc *qpc;
+
+	qpc = counter->id ? xa_erase(&dev->qpcs, counter->id) : NULL;
+	if (qpc)
+		sroce_qpc_free(qpc);
+	return 0;
+}
+
+static struct rdma_hw_stats *
+sroce_counter_alloc_stats(struct rdma_counter *counter)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_desc,
+					  SROCE_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int sroce_counter_update_stats(struct rdma_counter *counter)
+{
+	struct sroce_dev *dev = to_sdev(counter->device);
+	struct rdma_hw_stats *stats = counter->stats;
+	struct sroce_qpc *qpc;
+	int i;
+
+	qpc = xa_load(&dev->qpcs, counter->id);
+	if (!qpc || stats->num_counters != SROCE_NUM_COUNTERS)
+		return -EINVAL;
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = sroce_slots_sum(qpc->pc, i);
+	return 0;
+}
+
+/* Counters outlive no QP, so none should be left; free any that are. */
+void sroce_stats_dev_fini(struct sroce_dev *dev)
+{
+	struct sroce_qpc *qpc;
+	unsigned long id;
+
+	xa_for_each(&dev->qpcs, id, qpc)
+		sroce_qpc_free(qpc);
+	xa_destroy(&dev->qpcs);
+}
+
 const struct ib_device_ops sroce_stats_ops = {
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.get_hw_stats = sroce_get_hw_stats,
+	.counter_bind_qp = sroce_counter_bind_qp,
+	.counter_unbind_qp = sroce_counter_unbind_qp,
+	.counter_dealloc = sroce_counter_dealloc,
+	.counter_alloc_stats = sroce_counter_alloc_stats,
+	.counter_update_stats = sroce_counter_update_stats,
 };

@@ -10,8 +10,11 @@
 # every WR behind them flushed; RNR with rnr_retry 0; UD through an SRQ;
 # SQD with SQ_DRAINED; object limits and rereg; UD multicast (IPv4 and IPv6
 # groups, attach/detach, refusals). Then the error counters must have moved.
+# Per-QP counters (auto mode) bound, counting, released by a kill and by
+# the device's removal.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/lib/teardown.sh"
 
 t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
 GID=$(roce_gid_index sroce0)
@@ -54,6 +57,54 @@ t_ok "... reach both its QPs, byte for byte" wait "$MCR"
 cat /tmp/mcr.out
 t_ok "eth0 left 239.1.2.4 and 239.1.2.3" \
 	sh -c "! ip maddr show dev eth0 | grep -qw '239.1.2.[34]'"
-t_ok "rdma link delete" rdma link delete sroce0
+
+# Per-QP counters (`rdma statistic qp`): a bound QP counts in its counter
+# instead of the device's slots. ib_core adds the device's, the running
+# counters' and the released counters' figures into the port's, so the
+# port's sent_pkts for the same pingpong must neither drop nor double.
+IP=$(my_ip)
+# qpc KEY: KEY's value in every per-QP counter of sroce0, one per line.
+qpc() {
+	rdma -j statistic qp show link sroce0/1 | /usr/bin/python3 -c '
+import json, sys
+for c in json.load(sys.stdin):
+    v = c.get(sys.argv[1], c.get("hwcounters", {}).get(sys.argv[1]))
+    print(" ".join(map(str, v)) if isinstance(v, list) else v)' "$1"
+}
+# pp_sent PORT: sent_pkts added to the port by a checked 300-iteration
+# pingpong pair on PORT.
+pp_sent() {
+	local s0
+	s0=$(hw_counter sent_pkts)
+	td_pingpong sroce0 "$GID" "$IP" "$1" 300 > /tmp/pp.log 2>&1 ||
+		{ cat /tmp/pp.log; return 1; }
+	echo $(($(hw_counter sent_pkts) - s0))
+}
+SENT0=$(pp_sent 18600) && t_pass "pingpong without counters: $SENT0 packets" ||
+	t_bad "pingpong without counters"
+t_ok "rdma statistic qp set link sroce0/1 auto type on" \
+	rdma statistic qp set link sroce0/1 auto type on
+td_pp_start qpc sroce0 "$GID" "$IP" 18601
+t_ok "a running pingpong's two QPs are bound to one counter" \
+	wait_for '[ "$(qpc lqpn | wc -w)" = 2 ]' 60
+t_ok "... which counts their packets" \
+	wait_for '[ "$(qpc sent_pkts | head -1)" -gt 100 ]' 60
+rdma statistic qp show link sroce0/1
+for p in $TD_PIDS; do kill_tree "${p#*=}"; done
+t_ok "pingpong killed: its counter is released" \
+	wait_for '[ -z "$(qpc cntn)" ]' 60
+SENT1=$(pp_sent 18602) && t_pass "pingpong with auto counters: $SENT1 packets" ||
+	t_bad "pingpong with auto counters"
+t_ok "the port counted it as often as without counters (+-1/3)" \
+	test $((SENT1 * 4)) -ge $((SENT0 * 3)) -a $((SENT1 * 3)) -le $((SENT0 * 4))
+t_ok "... and the counter went with the QPs" test -z "$(qpc cntn)"
+
+# The device goes away under a pingpong whose QPs are bound to a counter.
+td_pp_start qpd sroce0 "$GID" "$IP" 18603
+t_ok "a pingpong bound to a counter again" \
+	wait_for '[ "$(qpc lqpn | wc -w)" = 2 ]' 60
+t_ok "rdma link delete under it" timeout 60 rdma link delete sroce0
+# shellcheck disable=SC2086 # one NAME=PID word each
+t_ok "... the pingpong ends by itself" td_ended 60 $TD_PIDS
 t_ok "rmmod sroce" rmmod sroce
 t_done

@@ -149,16 +149,16 @@ td_pp_start() {
 		-g "$gid" -p "$port" -s 4096 -n 50000000 "$@"
 }
 
-# td_pingpong DEV GID IP PORT: a short checked ibv_rc_pingpong in loopback
-# on DEV: the device works (again).
+# td_pingpong DEV GID IP PORT [ITERS]: a short checked ibv_rc_pingpong of
+# ITERS (20) iterations in loopback on DEV: the device works (again).
 td_pingpong() {
-	local dev=$1 gid=$2 ip=$3 port=$4 s rc_s rc_c
-	timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -c -n 20 \
+	local dev=$1 gid=$2 ip=$3 port=$4 n=${5:-20} s rc_s rc_c
+	timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -c -n "$n" \
 		> /tmp/td-pp.srv 2>&1 &
 	s=$!
 	if wait_for "tcp_listening $port || ! kill -0 $s 2>/dev/null" 60 &&
 		kill -0 $s 2> /dev/null; then
-		timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -c -n 20 \
+		timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p "$port" -c -n "$n" \
 			"$ip" > /tmp/td-pp.cli 2>&1
 		rc_c=$?
 	else
