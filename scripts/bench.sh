@@ -176,7 +176,7 @@ for mtu in $BENCH_MTUS; do
 	t0=$(date +%s)
 	vm_rc=0
 	: > "$dir/verdict"
-	# One boot per device: a link that stalls (DESIGN.md, "Harness
+	# One boot per device: a link that stalls (bench/PROFILE.md, "Harness
 	# finding") then costs one device's figures, and those are measured
 	# again in a fresh boot.
 	for dev in $BENCH_DEVS; do

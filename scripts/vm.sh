@@ -171,8 +171,8 @@ elif [[ ${SROCE_VM_LINK:-unix} == unix ]]; then
 	# unlike UDP, and without Nagle. qemu 7.2 leaves Nagle on for the TCP
 	# socket its "socket" backend accepts, and the host's delayed ACK then
 	# holds a second small frame from vm1 for ~40 ms: every RDMA round
-	# trip (ACK + reply from vm1) took ~44 ms instead of ~2 (DESIGN.md,
-	# "Where the time goes"). SROCE_VM_LINK=tcp restores that link.
+	# trip (ACK + reply from vm1) took ~44 ms instead of ~2 (bench/PROFILE.md,
+	# "Round trip between two TCG VMs"). SROCE_VM_LINK=tcp restores that link.
 	linkdir=$(mktemp -d "${TMPDIR:-/tmp}/sroce-link.XXXXXX") || exit 2
 	sock=$linkdir/sock
 	start_vm 1 "-netdev stream,id=n0,server=on,addr.type=unix,addr.path=$sock"

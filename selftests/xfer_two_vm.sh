@@ -158,7 +158,7 @@ show_counters
 t_ok "sent_pkts and rcvd_pkts moved" \
 	sh -c "[ $(hw_counter sent_pkts) -gt $sent0 ] && [ $(hw_counter rcvd_pkts) -gt $rcvd0 ]"
 # vm2's requester (8 MiB sends and writes) and vm1's READ responses both
-# go out as fraglist batches (DESIGN.md, "Transmit batching").
+# go out as fraglist batches (docs/transmit.md, "Transmit batching").
 t_ok "multi-packet transmit batches sent (tx_batches > 0)" \
 	test "$(hw_counter tx_batches)" -gt 0
 t_ok "peers done" vm_barrier finished 300

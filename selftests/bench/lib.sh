@@ -172,7 +172,7 @@ pair() {
 }
 
 # link_dead ID: after a failed run, has the VM link itself stopped? qemu
-# 7.2's virtio-net has stalled for good under load (kernel/DESIGN.md,
+# 7.2's virtio-net has stalled for good under load (bench/PROFILE.md,
 # "Harness finding"): from then on every run fails, so the section ends at
 # once and the host reruns the device in a fresh boot. vm1 decides and
 # tells vm2, so both take the same branch.
