@@ -118,7 +118,7 @@ latency: vm-ready
 
 # One boot: perf profiles (both guests) of 64 KiB ib_write_bw, ib_send_bw and
 # ib_read_bw streams and of 4 KiB rc_pingpong round trips, sroce and rxe.
-# See kernel/DESIGN.md.
+# See bench/PROFILE.md.
 profile: vm-ready
 	LAT_PROFILE=1 LAT_NET=0 LAT_PERF=0 LAT_PCAP_ITERS=0 LAT_SIZES= \
 		scripts/latency.sh $(BUILD)/results/profile

@@ -8,7 +8,7 @@
  * completer or the responder with a QP reference that it drops itself.
  *
  * Packets for one of our own addresses never touch the IP stack: they are
- * queued on a per-CPU list drained by a tasklet.  Delivering them inline
+ * queued on one host-wide list drained by a tasklet.  Delivering them inline
  * would recurse (responder -> ACK -> completer -> requester -> ...) and
  * could take a QP lock its caller already holds.
  */
@@ -330,7 +330,7 @@ static struct net_device *sroce_local_dev(struct sk_buff *skb)
 
 /*
  * Deliver a fully built packet (skb->data at the IP header) to a local
- * device through the per-CPU loopback queue.
+ * device through the loopback queue.
  */
 static int sroce_loop_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
