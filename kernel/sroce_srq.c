@@ -75,22 +75,111 @@ err_count:
 	return err;
 }
 
+/*
+ * The driver data of a user modify_srq: a new size needs somewhere to put
+ * the new ring's mapping (struct sroce_modify_srq_cmd); anything beyond
+ * it must be zero.
+ */
+static int sroce_modify_srq_cmd(struct ib_udata *udata,
+				struct sroce_modify_srq_cmd *cmd)
+{
+	size_t n = min(udata->inlen, sizeof(*cmd));
+
+	memset(cmd, 0, sizeof(*cmd));
+	if (n && ib_copy_from_udata(cmd, udata, n))
+		return -EFAULT;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Replace @srq's ring by one of @max_wr entries.  WQEs posted and not yet
+ * consumed move to the start of the new ring, in order; if they do not
+ * fit, nothing changes (-EINVAL).  A user SRQ learns the new mapping at
+ * @mi_addr, written before the swap so that a bad address changes nothing.
+ */
+static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
+			    struct ib_udata *udata, u64 mi_addr)
+{
+	struct sroce_queue nq, oq;
+	struct sroce_mmap_info mi;
+	unsigned long flags;
+	u32 num, count, i;
+	int err;
+
+	if (!max_wr || max_wr > SROCE_MAX_SRQ_WR)
+		return -EINVAL;
+	if (udata && !mi_addr)
+		return -EINVAL;
+	num = sroce_queue_num(max_wr);
+	err = sroce_queue_init(&nq, num, srq->rq.stride);
+	if (err)
+		return err;
+	if (udata) {
+		err = sroce_queue_map(&nq, sroce_udata_uctx(udata), &mi);
+		if (!err && copy_to_user(u64_to_user_ptr(mi_addr), &mi,
+					 sizeof(mi)))
+			err = -EFAULT;
+		if (err)
+			goto out;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	err = sroce_queue_avail(&srq->rq, srq->rq.kidx, &count);
+	if (!err && (count > num || srq->limit > num))
+		err = -EINVAL;
+	if (err) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		goto out;
+	}
+	for (i = 0; i < count; i++)
+		memcpy(sroce_queue_slot(&nq, i),
+		       sroce_queue_slot(&srq->rq, srq->rq.kidx + i), nq.stride);
+	nq.kidx = 0;
+	nq.kpeer = count;
+	nq.ctl->cons = 0;
+	nq.ctl->state = srq->rq.ctl->state;
+	/* Entries are written before the index that publishes them. */
+	smp_store_release(&nq.ctl->prod, count);
+	oq = srq->rq;
+	srq->rq = nq;
+	nq = oq;
+	spin_unlock_irqrestore(&srq->lock, flags);
+out:
+	/* The old ring, or the new one that did not replace it. */
+	sroce_queue_cleanup(&nq);
+	return err;
+}
+
 static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			    enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_modify_srq_cmd cmd = {};
 	unsigned long flags;
+	int err;
 
-	if (!sroce_udata_in_ok(udata))
-		return -EOPNOTSUPP;
+	if (udata) {
+		err = sroce_modify_srq_cmd(udata, &cmd);
+		if (err)
+			return err;
+	}
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	/* Growing an SRQ in place is not offered. */
-	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;
+	/* A new limit is checked against the size it will have. */
+	if ((mask & IB_SRQ_LIMIT) &&
+	    attr->srq_limit > ((mask & IB_SRQ_MAX_WR) ? attr->max_wr :
+			       READ_ONCE(srq->rq.num)))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		err = sroce_srq_resize(srq, attr->max_wr, udata, cmd.mi_addr);
+		if (err)
+			return err;
+	}
 	if (mask & IB_SRQ_LIMIT) {
-		if (attr->srq_limit > srq->rq.num)
-			return -EINVAL;
 		spin_lock_irqsave(&srq->lock, flags);
 		srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);

@@ -50,6 +50,7 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	a->max_qp = SROCE_MAX_QP;
 	a->max_qp_wr = SROCE_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_SRQ_RESIZE |
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_RC_RNR_NAK_GEN |

@@ -7,9 +7,10 @@
 # selftests/verbs/sroce_verbs in loopback: RC SEND/WRITE/READ at sizes
 # around the path MTU up to 8 MiB and atomics, checked byte for byte; bad
 # rkey, out-of-bounds and missing-permission accesses (REM_ACCESS_ERR) with
-# every WR behind them flushed; RNR with rnr_retry 0; UD through an SRQ;
-# SQD with SQ_DRAINED; object limits and rereg; UD multicast (IPv4 and IPv6
-# groups, attach/detach, refusals). Then the error counters must have moved.
+# every WR behind them flushed; RNR with rnr_retry 0; UD through an SRQ,
+# the SRQ resized with WQEs posted; SQD with SQ_DRAINED; object limits and
+# rereg; UD multicast (IPv4 and IPv6 groups, attach/detach, refusals).
+# Then the error counters must have moved.
 # Per-QP counters (auto mode) bound, counting, released by a kill and by
 # the device's removal.
 . "$REPO/selftests/lib/guest.sh"

@@ -6,9 +6,9 @@
 # A process that lies through everything it shares with the kernel
 # (selftests/verbs/sroce_hostile: its own rings written behind libsroce's
 # back, malformed WQEs, a scribbling thread, a child killed mid-transfer,
-# objects freed while in use) gets errors back and nothing else: every
-# case passes, no object outlives the process, the device still carries a
-# pingpong, and it goes away cleanly.
+# objects freed while in use, SRQ resizes with bad commands) gets errors
+# back and nothing else: every case passes, no object outlives the
+# process, the device still carries a pingpong, and it goes away cleanly.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 

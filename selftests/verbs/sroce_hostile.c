@@ -6,8 +6,8 @@
  * out-of-range sge counts, inline lengths, opcodes, keys and addresses, a
  * CQ consumer index ahead of the producer), rings the doorbell with a raw
  * uverbs write, scribbles over its send ring from a second thread while
- * the first posts, frees objects still in use, and kills a child in the
- * middle of a transfer.  Each case expects an error back (an error
+ * the first posts, frees objects still in use, resizes an SRQ with a bad
+ * command or ring, and kills a child in the middle of a transfer.  Each case expects an error back (an error
  * completion, a QP in ERR, a refused call), never a kernel splat; one TAP
  * line per case.  Every QP is a loopback RC QP connected to itself.
  */
@@ -424,6 +424,76 @@ static bool killed_mid_transfer(void)
 	return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
 }
 
+/* MODIFY_SRQ as libsroce writes it, with @drv_len bytes of driver data. */
+static int raw_modify_srq(struct ibv_srq *srq, uint32_t max_wr,
+			  const uint64_t *drv, size_t drv_len)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_modify_srq cmd;
+		uint64_t drv[2];
+	} c;
+	size_t len = sizeof(c.hdr) + sizeof(c.cmd) + drv_len;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.command = IB_USER_VERBS_CMD_MODIFY_SRQ;
+	c.hdr.in_words = len / 4;
+	c.cmd.srq_handle = srq->handle;
+	c.cmd.attr_mask = IBV_SRQ_MAX_WR;
+	c.cmd.max_wr = max_wr;
+	memcpy(c.drv, drv, drv_len);
+	return write(srq->context->cmd_fd, &c, len) == (ssize_t)len ? 0 : -errno;
+}
+
+/*
+ * SRQ resize with lies in the command or the ring: each refused, and the
+ * SRQ keeps its ring (16 entries) until an honest resize grows it.
+ */
+static bool srq_resize_lies(void)
+{
+	struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &si);
+	struct sroce_mmap_info mi;
+	struct ibv_srq_attr sa;
+	struct sroce_ring *ring;
+	uint64_t d[2];
+	bool ok = srq != NULL;
+	uint32_t prod;
+	int i;
+
+	if (!ok)
+		return false;
+	ring = &to_ssrq(srq)->ring;
+	d[0] = 0;
+	ok &= raw_modify_srq(srq, 64, d, 8) == -EINVAL;		/* no address */
+	ok &= raw_modify_srq(srq, 64, d, 0) == -EINVAL;		/* no data */
+	d[0] = 16;
+	ok &= raw_modify_srq(srq, 64, d, 8) == -EFAULT;		/* unmapped */
+	d[0] = 0xffff888000000000ull;
+	ok &= raw_modify_srq(srq, 64, d, 8) == -EFAULT;		/* kernel's */
+	d[0] = (uintptr_t)&mi;
+	d[1] = 1;
+	ok &= raw_modify_srq(srq, 64, d, 16) == -EOPNOTSUPP;	/* junk after */
+	ok &= raw_modify_srq(srq, 0, d, 8) == -EINVAL;
+	ok &= raw_modify_srq(srq, 1u << 30, d, 8) == -EINVAL;
+	prod = ring->ctl->prod;
+	ring->ctl->prod = prod + 1000;				/* ring lies */
+	ok &= raw_modify_srq(srq, 64, d, 8) == -EIO;
+	ring->ctl->prod = prod;
+	memset(&sa, 0, sizeof(sa));
+	ok &= !ibv_query_srq(srq, &sa) && sa.max_wr == 16;
+	sa.max_wr = 64;
+	ok &= !ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR);
+	for (i = 0; i < 40; i++) {
+		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		ok &= !ibv_post_srq_recv(srq, &wr, &bad);
+	}
+	ok &= !ibv_destroy_srq(srq);
+	return ok;
+}
+
 /* Objects still in use cannot be freed from under their users. */
 static bool busy_objects(void)
 {
@@ -513,6 +583,7 @@ int main(int argc, char **argv)
 	with_qp("a second thread scribbles over the SQ while posting", racing_scribbler);
 	report(killed_mid_transfer(), "a child killed in the middle of 512 KiB writes");
 	report(busy_objects(), "busy CQ and PD are refused; a deregistered lkey is dead");
+	report(srq_resize_lies(), "SRQ resize with bad addresses, junk, sizes, a lying ring: refused, SRQ intact");
 	with_qp("a loopback QP still works after all of it", good_write);
 
 	ibv_destroy_cq(cq);

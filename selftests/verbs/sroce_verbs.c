@@ -412,6 +412,79 @@ static void test_errors(void)
 	CHECK(!pair_down(&p), "rnr: destroy pair");
 }
 
+/*
+ * SRQ resize (`ibv_modify_srq` with IBV_SRQ_MAX_WR) on @q2's SRQ: WQEs
+ * posted before a resize are consumed after it, in order, into the right
+ * buffers; the ring really grew (50 WQEs in a 16-entry SRQ) and shrank; a
+ * size below what is posted is refused and changes nothing.
+ */
+#define RS_N	50
+static void srq_resize_check(struct ibv_srq *srq, struct ibv_cq *cq,
+			     struct ibv_qp *q1, struct ibv_qp *q2,
+			     struct ibv_ah *ah)
+{
+	struct ibv_srq_attr sa = { .max_wr = 64 };
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_send_wr swr, *sbad;
+	struct ibv_sge rsge, ssge;
+	int i, k, n, ok = 1, posted = 0;
+	struct ibv_wc wc;
+
+	fill(abuf, RS_N + 200);
+	memset(bbuf, 0xee, RS_N * 256);
+	for (i = 0; i < RS_N; i++) {
+		if (i == 10)
+			CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR),
+			      "srq resize: 16 -> 64 entries with 10 WQEs posted");
+		rsge = (struct ibv_sge){ (uintptr_t)bbuf + i * 256, 256, bmr->lkey };
+		rwr = (struct ibv_recv_wr){ .wr_id = 100 + i, .sg_list = &rsge,
+					    .num_sge = 1 };
+		posted += !ibv_post_srq_recv(srq, &rwr, &rbad);
+	}
+	CHECK(posted == RS_N, "srq resize: %d of %d WQEs posted (the old ring had 16)",
+	      posted, RS_N);
+	memset(&sa, 0, sizeof(sa));
+	CHECK(!ibv_query_srq(srq, &sa) && sa.max_wr >= 64,
+	      "srq resize: query max_wr %u", sa.max_wr);
+	sa.max_wr = 32;
+	CHECK(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR) == EINVAL,
+	      "srq resize: 32 entries with %d posted refused", RS_N);
+	for (i = 0; i < RS_N; i++) {
+		ssge = (struct ibv_sge){ (uintptr_t)abuf + i, 100 + i, amr->lkey };
+		swr = (struct ibv_send_wr){ .wr_id = 200 + i, .sg_list = &ssge,
+					    .num_sge = 1, .opcode = IBV_WR_SEND,
+					    .send_flags = IBV_SEND_SIGNALED };
+		swr.wr.ud.ah = ah;
+		swr.wr.ud.remote_qpn = q2->qp_num;
+		swr.wr.ud.remote_qkey = QKEY;
+		if (ibv_post_send(q1, &swr, &sbad)) {
+			ok = 0;
+			break;
+		}
+		for (k = 0; k < 2; k++) {
+			n = poll_one(cq, &wc, WAIT_MS);
+			if (n != 1 || wc.status != IBV_WC_SUCCESS ||
+			    (wc.wr_id != 200u + i &&
+			     (wc.wr_id != 100u + i || wc.byte_len != 140u + i ||
+			      memcmp(bbuf + i * 256 + 40, abuf + i, 100 + i))))
+				ok = 0;
+		}
+	}
+	CHECK(ok, "srq resize: %d datagrams, each in its WQE, in order, byte for byte",
+	      RS_N);
+	sa.max_wr = 8;
+	CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR) &&
+	      !ibv_query_srq(srq, &sa) && sa.max_wr == 8,
+	      "srq resize: empty SRQ shrunk to %u", sa.max_wr);
+	rsge = (struct ibv_sge){ (uintptr_t)bbuf, 256, bmr->lkey };
+	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &rsge, .num_sge = 1 };
+	for (posted = 0; posted < 9; posted++)
+		if (ibv_post_srq_recv(srq, &rwr, &rbad))
+			break;
+	CHECK(posted == 8, "srq resize: the shrunk SRQ takes 8 WQEs, not 9 (%d)",
+	      posted);
+}
+
 static void test_ud_srq(void)
 {
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 2 } };
@@ -502,11 +575,12 @@ static void test_ud_srq(void)
 		CHECK(!n && sa.srq_limit == 4 && sa.max_wr >= 16,
 		      "srq: query limit %u max_wr %u", sa.srq_limit, sa.max_wr);
 	}
+	n = ibv_resize_cq(cq, 200);
+	CHECK(!n && cq->cqe >= 200, "cq: resize to %d", cq->cqe);
+	srq_resize_check(srq, cq, q1, q2, ah);
 	CHECK(!ibv_destroy_qp(q1) && !ibv_destroy_qp(q2), "ud: destroy qps");
 	CHECK(!ibv_destroy_ah(ah), "ud: destroy ah");
 	CHECK(!ibv_destroy_srq(srq), "srq: destroy");
-	n = ibv_resize_cq(cq, 200);
-	CHECK(!n && cq->cqe >= 200, "cq: resize to %d", cq->cqe);
 	CHECK(!ibv_destroy_cq(cq), "cq: destroy");
 }
 

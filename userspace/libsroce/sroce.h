@@ -38,6 +38,12 @@ struct sroce_create_ah_resp_w {
 	struct sroce_create_ah_resp drv;
 };
 
+/* modify_srq's command with our data after the core part. */
+struct sroce_modify_srq_cmd_w {
+	struct ibv_modify_srq ibv;
+	struct sroce_modify_srq_cmd drv;
+};
+
 #define SROCE_CORE_RESP(w, type) ((type *)(void *)(w)->core_bytes)
 
 /* The kernel finds our data right after its core struct: no padding. */
@@ -51,6 +57,8 @@ _Static_assert(offsetof(struct sroce_create_qp_resp_w, drv) == 32, "qp resp");
 _Static_assert(sizeof(struct sroce_create_qp_resp_w) == 80, "qp resp size");
 _Static_assert(offsetof(struct sroce_create_srq_resp_w, drv) == 16, "srq resp");
 _Static_assert(sizeof(struct sroce_create_srq_resp_w) == 48, "srq resp size");
+_Static_assert(offsetof(struct sroce_modify_srq_cmd_w, drv) == 24, "msrq cmd");
+_Static_assert(sizeof(struct sroce_modify_srq_cmd_w) == 32, "msrq cmd size");
 _Static_assert(offsetof(struct sroce_create_ah_resp_w, drv) == 4, "ah resp");
 _Static_assert(sizeof(struct sroce_create_ah_resp_w) == 12, "ah resp size");
 
@@ -162,6 +170,7 @@ static inline struct sroce_ah *to_sah(struct ibv_ah *ah)
 int sroce_ring_map(struct sroce_ring *ring, int cmd_fd,
 		   const struct sroce_mmap_info *mi, uint32_t min_stride);
 void sroce_ring_unmap(struct sroce_ring *ring);
+void sroce_ring_adopt(struct sroce_ring *ring, struct sroce_ring *nr);
 bool sroce_mmap_info_valid(const struct sroce_mmap_info *mi,
 			   uint32_t min_stride);
 

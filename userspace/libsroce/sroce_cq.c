@@ -416,16 +416,7 @@ int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (ret)
 		goto out;
 	nr.idx = sroce_load_acquire(&nr.ctl->cons);
-	pthread_spin_destroy(&nr.lock);
-	munmap(cq->ring.map, cq->ring.map_size);
-	cq->ring.map = nr.map;
-	cq->ring.map_size = nr.map_size;
-	cq->ring.ctl = nr.ctl;
-	cq->ring.data = nr.data;
-	cq->ring.num = nr.num;
-	cq->ring.mask = nr.mask;
-	cq->ring.stride = nr.stride;
-	cq->ring.idx = nr.idx;
+	sroce_ring_adopt(&cq->ring, &nr);
 out:
 	pthread_spin_unlock(&cq->ring.lock);
 	return ret;

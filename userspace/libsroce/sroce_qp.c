@@ -1035,16 +1035,45 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ctx,
 	return srq;
 }
 
-int sroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+/*
+ * A new size gets a new ring: the kernel moves the WQEs not yet consumed
+ * to its start and writes its mapping into @mi (the command has no
+ * response); we go on posting at the new ring's prod.
+ */
+int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd;
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_modify_srq_cmd_w cmd;
+	struct sroce_mmap_info mi;
+	struct sroce_ring nr;
+	int ret;
 
-	/* A new size would need a new ring mapping the ABI cannot return. */
-	if (attr_mask & IBV_SRQ_MAX_WR)
-		return EOPNOTSUPP;
 	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv,
+					  sizeof(cmd.ibv));
+	memset(&mi, 0, sizeof(mi));
+	cmd.drv.mi_addr = (uintptr_t)&mi;
+	/* Held across the call: no post may land in the ring being copied. */
+	pthread_spin_lock(&srq->ring.lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv, sizeof(cmd));
+	if (ret)
+		goto out;
+	/* If this fails the SRQ is lost to us; the error says so. */
+	if (mi.stride != srq->ring.stride) {
+		ret = EPROTO;
+		goto out;
+	}
+	ret = sroce_ring_map(&nr, ibsrq->context->cmd_fd, &mi,
+			     SROCE_RECV_WQE_HDR);
+	if (ret)
+		goto out;
+	nr.idx = sroce_load_acquire(&nr.ctl->prod);
+	sroce_ring_adopt(&srq->ring, &nr);
+out:
+	pthread_spin_unlock(&srq->ring.lock);
+	return ret;
 }
 
 int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

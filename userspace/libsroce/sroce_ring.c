@@ -66,3 +66,21 @@ void sroce_ring_unmap(struct sroce_ring *ring)
 	pthread_spin_destroy(&ring->lock);
 	ring->map = NULL;
 }
+
+/*
+ * Move @ring to the freshly mapped @nr (a resized CQ or SRQ), keeping
+ * @ring's lock, which the caller holds; the old mapping goes.
+ */
+void sroce_ring_adopt(struct sroce_ring *ring, struct sroce_ring *nr)
+{
+	pthread_spin_destroy(&nr->lock);
+	munmap(ring->map, ring->map_size);
+	ring->map = nr->map;
+	ring->map_size = nr->map_size;
+	ring->ctl = nr->ctl;
+	ring->data = nr->data;
+	ring->num = nr->num;
+	ring->mask = nr->mask;
+	ring->stride = nr->stride;
+	ring->idx = nr->idx;
+}

@@ -236,6 +236,17 @@ struct sroce_create_srq_resp {
 	__u32 rsvd;
 };
 
+/*
+ * modify_srq with IB_SRQ_MAX_WR on a user SRQ: the command has no
+ * response, so the kernel writes the new ring's struct sroce_mmap_info to
+ * @mi_addr in the caller's memory before the new ring replaces the old.
+ * WQEs posted and not yet consumed move to the start of the new ring
+ * (prod = their number, cons = 0).
+ */
+struct sroce_modify_srq_cmd {
+	__aligned_u64 mi_addr;
+};
+
 struct sroce_create_ah_resp {
 	__u32 ah_num;		/* name of the AH in UD send WQEs */
 	__u32 rsvd;
@@ -262,6 +273,8 @@ SROCE_ABI_ASSERT(sizeof(struct sroce_create_qp_resp) == 48,
 		 "create qp resp size");
 SROCE_ABI_ASSERT(sizeof(struct sroce_create_srq_resp) == 32,
 		 "create srq resp size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_modify_srq_cmd) == 8,
+		 "modify srq cmd size");
 SROCE_ABI_ASSERT(sizeof(struct sroce_create_ah_resp) == 8,
 		 "create ah resp size");
 

@@ -365,7 +365,6 @@ static int fk_create_qp(uint8_t type, uint32_t scq, uint32_t rcq, bool srq,
 static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 		       uint32_t out_len)
 {
-	(void)in_len;
 	switch (cmd) {
 	case IB_USER_VERBS_CMD_GET_CONTEXT: {
 		struct {
@@ -423,7 +422,6 @@ static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 	case IB_USER_VERBS_CMD_DEREG_MR:
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 	case IB_USER_VERBS_CMD_DEALLOC_MW:
-	case IB_USER_VERBS_CMD_MODIFY_SRQ:
 	case IB_USER_VERBS_CMD_ATTACH_MCAST:
 	case IB_USER_VERBS_CMD_DETACH_MCAST:
 		return 0;
@@ -501,6 +499,35 @@ static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 		*old = nr;
 		FK_CORE(resp, struct ib_uverbs_resize_cq_resp)->cqe = nr.num;
 		fk_ring_mi(&nr, &resp->drv.mi);
+		return 0;
+	}
+	case IB_USER_VERBS_CMD_MODIFY_SRQ: {
+		/* As the kernel: unconsumed WQEs to the new ring's start. */
+		const struct ib_uverbs_modify_srq *c = (const void *)in;
+		const struct sroce_modify_srq_cmd *d = (const void *)(c + 1);
+		struct fk_ring *old = fk_srq_ring(c->srq_handle), nr;
+		struct sroce_mmap_info mi;
+		uint32_t prod, n = 0;
+
+		if (!old)
+			return EINVAL;
+		if (!(c->attr_mask & IBV_SRQ_MAX_WR))
+			return 0;
+		if (in_len < sizeof(*c) + sizeof(*d) || !d->mi_addr)
+			return EINVAL;
+		prod = __atomic_load_n(&fk_ctl(old)->prod, __ATOMIC_ACQUIRE);
+		if (prod - old->kidx > fk_pow2(c->max_wr))
+			return EINVAL;
+		if (fk_ring_new(&nr, fk_pow2(c->max_wr), old->stride))
+			return ENOMEM;
+		for (; old->kidx != prod; old->kidx++, n++)
+			memcpy(fk_slot(&nr, n), fk_slot(old, old->kidx),
+			       nr.stride);
+		fk_ctl(&nr)->prod = n;
+		fk_ctl(&nr)->cons = 0;
+		*old = nr;
+		fk_ring_mi(&nr, &mi);
+		memcpy((void *)(uintptr_t)d->mi_addr, &mi, sizeof(mi));
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_DESTROY_CQ: {

@@ -1073,11 +1073,23 @@ static void test_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 	      "SRQ full at 4: ENOMEM");
 	memset(&at, 0, sizeof(at));
 	at.max_wr = 100;
-	check(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR) == EOPNOTSUPP,
-	      "SRQ resize: EOPNOTSUPP");
+	check(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR) == 0,
+	      "SRQ resize to 100");
+	r = fk_srq_ring(srq->handle);
+	check(r && r->num == 128 && ctl_of(r)->prod == 4 &&
+	      ((struct sroce_recv_wqe *)slot_of(r, 3))->wr_id == 1,
+	      "SRQ resized: 128 slots, the 4 WQEs moved to its start");
+	rw[0].wr_id = 9;
+	ret = ibv_post_srq_recv(srq, rw, &bad);
+	check(ret == 0 && r && ctl_of(r)->prod == 5 &&
+	      ((struct sroce_recv_wqe *)slot_of(r, 4))->wr_id == 9,
+	      "post after resize: slot 4 of the new ring, prod=5");
+	at.max_wr = 4;
+	check(ibv_modify_srq(srq, &at, IBV_SRQ_MAX_WR) == EINVAL &&
+	      r && ctl_of(r)->prod == 5, "SRQ shrink below 5 WQEs: EINVAL");
 	at.srq_limit = 2;
 	check(ibv_modify_srq(srq, &at, IBV_SRQ_LIMIT) == 0, "arm SRQ limit");
-	check(ibv_query_srq(srq, &at) == 0 && at.max_wr == 4 &&
+	check(ibv_query_srq(srq, &at) == 0 && at.max_wr == 128 &&
 	      at.srq_limit == 3, "ibv_query_srq");
 
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
