@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # vms: 1
 # timeout: 600
-# secs: 65
+# secs: 110
 #
 # selftests/verbs/sroce_verbs in loopback: RC SEND/WRITE/READ at sizes
 # around the path MTU up to 8 MiB and atomics, checked byte for byte; bad
@@ -11,8 +11,8 @@
 # the SRQ resized with WQEs posted; SQD with SQ_DRAINED; object limits and
 # rereg; UD multicast (IPv4 and IPv6 groups, attach/detach, refusals).
 # Then the error counters must have moved.
-# Per-QP counters (auto mode) bound, counting, released by a kill and by
-# the device's removal.
+# Per-QP counters (auto and manual binding) bound, counting, released by
+# a kill, by unbind and by the device's removal.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/lib/teardown.sh"
@@ -100,10 +100,30 @@ t_ok "the port counted it as often as without counters (+-1/3)" \
 	test $((SENT1 * 4)) -ge $((SENT0 * 3)) -a $((SENT1 * 3)) -le $((SENT0 * 4))
 t_ok "... and the counter went with the QPs" test -z "$(qpc cntn)"
 
-# The device goes away under a pingpong whose QPs are bound to a counter.
+# Manual mode: one QP of a running pingpong bound by QPN mid-traffic,
+# unbound (the counter goes), bound again; then the device goes away
+# under it.
+t_ok "auto mode off" rdma statistic qp set link sroce0/1 auto off
+# pp_qpns: QPNs of the pingpong's QPs in RTS.
+pp_qpns() {
+	rdma -j resource show qp link sroce0/1 | /usr/bin/python3 -c '
+import json, sys
+for q in json.load(sys.stdin):
+    if q.get("comm") == "ibv_rc_pingpong" and q.get("state") == "RTS":
+        print(q["lqpn"])'
+}
 td_pp_start qpd sroce0 "$GID" "$IP" 18603
-t_ok "a pingpong bound to a counter again" \
-	wait_for '[ "$(qpc lqpn | wc -w)" = 2 ]' 60
+t_ok "a pingpong's two QPs in RTS" wait_for '[ "$(pp_qpns | wc -w)" = 2 ]' 60
+Q=$(pp_qpns | head -1)
+t_ok "rdma statistic qp bind link sroce0/1 lqpn $Q" \
+	rdma statistic qp bind link sroce0/1 lqpn "$Q"
+t_ok "... a counter of its own, which counts its packets" \
+	wait_for '[ "$(qpc lqpn)" = "$Q" ] && [ "$(qpc sent_pkts)" -gt 10 ]' 60
+C=$(qpc cntn)
+t_ok "rdma statistic qp unbind cntn $C lqpn $Q" \
+	rdma statistic qp unbind link sroce0/1 cntn "$C" lqpn "$Q"
+t_ok "... releases the counter" test -z "$(qpc cntn)"
+t_ok "bound again" rdma statistic qp bind link sroce0/1 lqpn "$Q"
 t_ok "rdma link delete under it" timeout 60 rdma link delete sroce0
 # shellcheck disable=SC2086 # one NAME=PID word each
 t_ok "... the pingpong ends by itself" td_ended 60 $TD_PIDS
