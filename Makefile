@@ -57,6 +57,7 @@ install: module userspace
 ifneq ($(HAVE_KERNEL),)
 	install -D -m 644 kernel/sroce.ko $(DESTDIR)/lib/modules/$(KVER)/updates/sroce.ko
 endif
+	install -D -m 644 docs/sroce.7 $(DESTDIR)/usr/share/man/man7/sroce.7
 ifneq ($(HAVE_USER),)
 	$(MAKE) -C userspace install DESTDIR=$(abspath $(DESTDIR))
 endif

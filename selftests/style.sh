@@ -34,4 +34,21 @@ spdx_missing() {
 		done | grep .
 }
 t_fail "every source file has the SPDX line" spdx_missing
+
+# sroce(7): renders without a warning and explains every port counter.
+t_fail "sroce(7) renders without warnings" sh -c \
+	'groff -t -man -ww -z docs/sroce.7 2>&1 | grep .'
+counter_names() {
+	sed -n 's/^\t\[SROCE_CNT_[A-Z_]*\]\.name = "\([a-z_]*\)",$/\1/p' \
+		kernel/sroce_stats.c
+}
+undocumented() {
+	counter_names | while read -r c; do
+		grep -qw -- "$c" docs/sroce.7 || echo "$c"
+	done | grep .
+}
+t_ok "every counter name of sroce_stats.c read ($(counter_names | wc -l))" \
+	test "$(counter_names | wc -l)" -eq "$(grep -c 'SROCE_CNT_.*name = ' kernel/sroce_stats.c)" \
+	-a "$(counter_names | wc -l)" -gt 20
+t_fail "sroce(7) describes every counter" undocumented
 t_done
