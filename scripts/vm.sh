@@ -81,6 +81,19 @@ if [[ ! -f $INITRD || -n $newer ]]; then
 	"$ROOT/scripts/mkinitramfs.sh" "$INITRD" || exit 2
 fi
 
+# The kernel as an ELF image booted through its PVH entry when it has one:
+# no decompression under TCG (scripts/pvh-kernel.sh). SROCE_PVH=0 boots
+# the bzImage.
+KIMG=$KDIR/boot/vmlinuz-$KVER
+PVH=$KDIR/boot/vmlinux-pvh-$KVER
+if [[ ${SROCE_PVH:-1} == 1 ]]; then
+	if [[ ! -f $PVH && ! -f $PVH.none ]] || [[ -f $PVH && $KIMG -nt $PVH ]] ||
+		[[ -f $PVH.none && $KIMG -nt $PVH.none ]]; then
+		"$ROOT/scripts/pvh-kernel.sh" "$KIMG" "$PVH" || : > "$PVH.none"
+	fi
+	[[ -f $PVH && ! $KIMG -nt $PVH ]] && KIMG=$PVH
+fi
+
 # depmod over the whole image inside a TCG guest takes minutes, so the
 # module index for image + staged modules is built here and the guest only
 # copies the resulting modules.* files.
@@ -143,7 +156,7 @@ start_vm() { # id netdev-args
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 		-nodefaults -no-user-config -nographic -no-reboot \
 		-machine q35 -cpu "${SROCE_CPU:-max}" -accel tcg -smp "$CPUS" -m "$MEM" \
-		-kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$INITRD" \
+		-kernel "$KIMG" -initrd "$INITRD" \
 		-append "$append" \
 		-serial "file:$RES/vm$id.console" -monitor none \
 		-fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap" \

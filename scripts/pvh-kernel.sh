@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# pvh-kernel.sh VMLINUZ VMLINUX: unpack the kernel image VMLINUZ (a bzImage
+# with an xz or gzip payload) into the ELF file VMLINUX, which qemu boots
+# directly through the kernel's PVH entry point. Under TCG, Debian's kernel
+# spent about 3 of its 5 s from qemu start to a shell decompressing itself;
+# a test boots one or two VMs, so this is about 3 s per test.
+#
+# Exits 0 with VMLINUX written (atomically, so parallel callers are safe),
+# or 1 if the image cannot be unpacked or has no PVH entry: the caller then
+# boots VMLINUZ as before.
+set -u
+in=$1 out=$2
+tmp=$(mktemp "$out.XXXXXX") || exit 1
+trap 'rm -f "$tmp"' EXIT
+/usr/bin/python3 - "$in" "$tmp" <<'EOF' || exit 1
+import gzip, lzma, sys, zlib
+
+data = open(sys.argv[1], 'rb').read()
+elf = None
+for magic in (b'\xfd7zXZ\x00', b'\x1f\x8b\x08'):
+    at = data.find(magic)
+    while at >= 0 and elf is None:
+        try:
+            if magic[0] == 0xfd:
+                d = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+            else:
+                d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out = d.decompress(data[at:])
+            if out[:4] == b'\x7fELF':
+                elf = out
+        except (lzma.LZMAError, zlib.error):
+            pass
+        at = data.find(magic, at + 1)
+    if elf:
+        break
+if elf is None:
+    sys.exit(1)
+open(sys.argv[2], 'wb').write(elf)
+EOF
+# qemu boots an ELF kernel only through XEN_ELFNOTE_PHYS32_ENTRY (18).
+readelf -n "$tmp" 2>/dev/null | grep -q 'Xen .*(0x00000012)' || exit 1
+chmod 644 "$tmp" && mv "$tmp" "$out"
