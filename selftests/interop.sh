@@ -18,10 +18,13 @@
 #   perftest checks no data, so each side's packet counters must have moved
 #   by what the transfer needs (and not twenty times more);
 # - ucmatose, paired with the packet counters the same way;
-# - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V.
+# - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V;
+# - NVMe over RDMA: an nvmet-rdma target on each VM, the other VM's
+#   nvme-rdma host writes 8 MiB and reads them back byte for byte.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/verbs/interop_lib.sh"
+. "$REPO/selftests/lib/nvme.sh"
 
 t_ok "sroce0 / rxe0 up with RoCE v2 GIDs" interop_up || { t_done; exit 1; }
 t_ok "capturing CM MADs" cm_capture_start
@@ -145,4 +148,36 @@ GID=$GID4
 log_retx "IPv6"
 
 cm_capture_stop
+
+# NVMe over RDMA across the two implementations: each VM's nvmet-rdma
+# target (a 64 MiB RAM disk) takes 8 MiB of random data from the other
+# VM's nvme-rdma host and gives it back byte for byte.
+other_dev() { [ "$VM_ID" = 1 ] && echo rxe0 || echo sroce0; }
+nvme_rw() {
+	head -c 8M /dev/urandom > /tmp/nvme-pattern &&
+		dd if=/tmp/nvme-pattern of="$BDEV" bs=1M oflag=direct status=none &&
+		nvme_same 8 /tmp/nvme-pattern
+}
+for S in 1 2; do
+	if [ "$VM_ID" = "$S" ]; then
+		if t_ok "nvmet-rdma target on $DEV" nvme_target_up "$(my_ip)"; then
+			vm_put "nvme$S" ready
+		else
+			vm_put "nvme$S" failed
+		fi
+		t_ok "... the $(other_dev) host is done" vm_barrier "nvme-done$S" 300
+		t_ok "... target taken down" nvme_target_down
+		continue
+	fi
+	modprobe nvme-rdma
+	if [ "$(vm_get "nvme$S" "$S" 300)" = ready ] &&
+		t_ok "nvme connect over $DEV to the $(other_dev) target" nvme_connect "$(peer_ip)"; then
+		t_ok "... 8 MiB written and read back byte for byte (O_DIRECT)" nvme_rw
+		t_ok "... nvme disconnect" nvme_disconnect
+	else
+		t_bad "nvme connect over $DEV to the $(other_dev) target"
+	fi
+	t_ok "... nvme-rdma unloads" modprobe -r nvme-rdma
+	vm_barrier "nvme-done$S" 300
+done
 interop_done
