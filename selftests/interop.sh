@@ -20,11 +20,14 @@
 # - ucmatose, paired with the packet counters the same way;
 # - RC over the IPv6 RoCE v2 GIDs: sroce_xfer, rc_pingpong -c and rping -V;
 # - NVMe over RDMA: an nvmet-rdma target on each VM, the other VM's
-#   nvme-rdma host writes 8 MiB and reads them back byte for byte.
+#   nvme-rdma host writes 8 MiB and reads them back byte for byte;
+# - NFS 4.2 over RDMA: a server on each VM, the other VM's client sends
+#   and fetches 8 MiB, SHA-256 sums agree on both sides.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/verbs/interop_lib.sh"
 . "$REPO/selftests/lib/nvme.sh"
+. "$REPO/selftests/lib/nfs.sh"
 
 t_ok "sroce0 / rxe0 up with RoCE v2 GIDs" interop_up || { t_done; exit 1; }
 t_ok "capturing CM MADs" cm_capture_start
@@ -179,5 +182,43 @@ for S in 1 2; do
 	fi
 	t_ok "... nvme-rdma unloads" modprobe -r nvme-rdma
 	vm_barrier "nvme-done$S" 300
+done
+
+# NFS 4.2 over RDMA the same way: each VM in turn serves an export, the
+# other mounts it with proto=rdma, sends 8 MiB and fetches the server's
+# 8 MiB; the SHA-256 sums taken on both sides agree.
+t_ok "NFS tools unpacked over the guest root" nfs_tools
+for S in 1 2; do
+	if [ "$VM_ID" = "$S" ]; then
+		if t_ok "NFS server with an RDMA listener over $DEV" nfs_server_up 8; then
+			head -c 8M /dev/urandom > $NFS_EXP/from_server
+			vm_put "nfs$S" "$(sha $NFS_EXP/from_server)"
+		else
+			vm_put "nfs$S" failed
+		fi
+		vm_barrier "nfs-copied$S" 300
+		vm_put "nfs-to$S" "$(sha $NFS_EXP/to_server 2>&1)"
+		t_ok "... the $(other_dev) client is done" vm_barrier "nfs-done$S" 300
+		t_ok "... NFS server stopped" nfs_server_down
+		continue
+	fi
+	want=$(vm_get "nfs$S" "$S" 300)
+	head -c 8M /dev/urandom > /tmp/to_server
+	if [ "$want" != failed ] && nfs_client_modules &&
+		t_ok "mount -o vers=4.2,proto=rdma over $DEV from the $(other_dev) server" \
+			nfs_mnt "$(peer_ip)" 4.2 /; then
+		t_ok "... 8 MiB to the server and 8 MiB from it" sh -c \
+			"cp /tmp/to_server /mnt/nfs/to_server && cp /mnt/nfs/from_server /tmp/from_server"
+		t_ok "... what came from the server is what it holds (SHA-256)" \
+			test "$(sha /tmp/from_server)" = "$want"
+		t_ok "... umount" umount /mnt/nfs
+	else
+		t_bad "mount over $DEV from the $(other_dev) server"
+	fi
+	vm_barrier "nfs-copied$S" 300
+	t_ok "... what the server holds is what was sent (SHA-256)" \
+		test "$(vm_get "nfs-to$S" "$S" 300)" = "$(sha /tmp/to_server)"
+	t_ok "... nfs and rpcrdma unload" modprobe -r nfsv4 nfsv3 nfs rpcrdma
+	vm_barrier "nfs-done$S" 300
 done
 interop_done

@@ -13,10 +13,11 @@
 # (scripts/deps.sh keeps them in .cache/guest-debs).
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/lib/nfs.sh"
 
 DEV=eth0_sroce
 SRV=10.77.0.1
-EXP=/srv/nfs
+EXP=$NFS_EXP
 MIB=64
 
 dev_up() {
@@ -24,39 +25,11 @@ dev_up() {
 		wait_for "grep -q ACTIVE /sys/class/infiniband/$DEV/ports/1/state" 60 &&
 		wait_for "roce_gid_index $DEV > /dev/null" 60
 }
-nfs_tools() {
-	local d
-	# Keep the root's /lib, /sbin -> usr/... links (merged /usr).
-	for d in "$REPO"/.cache/guest-debs/*.deb; do
-		dpkg-deb --fsys-tarfile "$d" | tar -x -C / --keep-directory-symlink ||
-			return 1
-	done
-	[ -x /usr/sbin/rpc.nfsd ] && [ -x /sbin/mount.nfs ]
-}
 t_ok "$DEV up with a RoCE v2 GID" dev_up || { t_done; exit 1; }
 t_ok "NFS tools unpacked over the guest root" nfs_tools || { t_done; exit 1; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 if [ "$VM_ID" = 1 ]; then
-	server_up() {
-		# rpcbind and the kernel's registrations with it need lo.
-		ip link set lo up && modprobe -a nfsd rpcrdma || return 1
-		mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
-		mkdir -p $EXP && mount -t tmpfs -o size=$((3 * MIB))M tmpfs $EXP || return 1
-		# fsid=0: the export is NFSv4's root; the pseudo root NFSv4 would
-		# otherwise build would start at /, an overlay nfsd cannot export.
-		echo "$EXP *(rw,sync,no_subtree_check,no_root_squash,insecure,fsid=0)" > /etc/exports
-		mkdir -p /run/rpcbind /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
-		# The user rpcbind drops to; the packages' scripts did not run.
-		id _rpc > /dev/null 2>&1 || useradd -r -M -d /run/rpcbind -s /usr/sbin/nologin _rpc
-		rpcbind -w || return 1
-		wait_for "rpcinfo -p > /dev/null 2>&1" 30 || return 1
-		exportfs -ra && rpc.mountd && rpc.nfsd 4 || return 1
-		rpcinfo -p
-		echo "rdma 20049" > /proc/fs/nfsd/portlist || return 1
-		grep rdma /proc/fs/nfsd/portlist
-	}
-	if ! t_ok "NFS server with an RDMA listener on $SRV:20049" server_up; then
+	if ! t_ok "NFS server with an RDMA listener on $SRV:20049" nfs_server_up $MIB; then
 		vm_put server failed
 		vm_barrier client_done 600
 		t_done
@@ -71,19 +44,10 @@ if [ "$VM_ID" = 1 ]; then
 	vm_barrier v3_copied 600
 	vm_put to_server3 "$(sha $EXP/to_server3 2>&1)"
 	t_ok "client done" vm_barrier client_done 600
-	server_down() {
-		rpc.nfsd 0 && exportfs -ua && pkill rpc.mountd; pkill rpcbind
-		umount $EXP && umount /proc/fs/nfsd && modprobe -r nfsd rpcrdma
-	}
-	t_ok "NFS server stopped, nfsd and rpcrdma unloaded" server_down
+	t_ok "NFS server stopped, nfsd and rpcrdma unloaded" nfs_server_down
 else
-	mnt() { # VERS PATH OPTS
-		mkdir -p /mnt/nfs
-		mount -t nfs -o "vers=$1,proto=rdma,port=20049${3:+,$3}" "$SRV:$2" /mnt/nfs || return 1
-		grep " /mnt/nfs " /proc/mounts
-		grep " /mnt/nfs " /proc/mounts | grep -q "vers=$1.*proto=rdma"
-	}
-	if ! ip link set lo up || ! modprobe -a rpcrdma nfs nfsv3 nfsv4 || [ "$(vm_get server 1 300)" != ready ]; then
+	mnt() { nfs_mnt "$SRV" "$@"; }
+	if ! nfs_client_modules || [ "$(vm_get server 1 300)" != ready ]; then
 		t_bad "NFS server did not come up"
 		vm_barrier client_done 600
 		t_done
