@@ -20,7 +20,7 @@ HAVE_USER := $(wildcard userspace/Makefile)
 HAVE_UNIT := $(wildcard selftests/unit/Makefile)
 # Generated *.mod.c files are Kbuild's, not ours to lint.
 KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h))
-HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c))
+HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c))
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
