@@ -23,7 +23,7 @@ PKGS=(
 	iproute2 iputils-ping procps ethtool tcpdump iperf3
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev
-	gnuplot-nox nvme-cli fio
+	gnuplot-nox nvme-cli fio ucx-utils
 )
 
 # One dpkg-query for all: this runs on every `make check`.
