@@ -136,7 +136,7 @@ struct sroce_dev {
 	struct xarray mrs;		/* key index -> struct sroce_mr or sroce_mw */
 	struct xarray ahs;		/* ah_num -> struct sroce_ah */
 	struct xarray srqs;		/* srq_num -> struct sroce_srq */
-	u32 next_qpn, next_mr, next_ah, next_srq;	/* xa_alloc_cyclic cursors */
+	u32 next_qpn, next_mr, next_ah, next_srq, next_qpc; /* cyclic cursors */
 
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
 

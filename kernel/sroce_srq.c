@@ -98,11 +98,14 @@ static int sroce_modify_srq_cmd(struct ib_udata *udata,
 /*
  * Replace @srq's ring by one of @max_wr entries.  WQEs posted and not yet
  * consumed move to the start of the new ring, in order; if they do not
- * fit, nothing changes (-EINVAL).  A user SRQ learns the new mapping at
- * @mi_addr, written before the swap so that a bad address changes nothing.
+ * fit, or the limit (@limit if given, else the armed one) would exceed
+ * the new size, nothing changes (-EINVAL).  A user SRQ learns the new
+ * mapping at @mi_addr, written before the swap so that a bad address
+ * changes nothing.
  */
 static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
-			    struct ib_udata *udata, u64 mi_addr)
+			    const u32 *limit, struct ib_udata *udata,
+			    u64 mi_addr)
 {
 	struct sroce_queue nq, oq;
 	struct sroce_mmap_info mi;
@@ -129,7 +132,7 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 
 	spin_lock_irqsave(&srq->lock, flags);
 	err = sroce_queue_avail(&srq->rq, srq->rq.kidx, &count);
-	if (!err && (count > num || srq->limit > num))
+	if (!err && (count > num || (limit ? *limit : srq->limit) > num))
 		err = -EINVAL;
 	if (err) {
 		spin_unlock_irqrestore(&srq->lock, flags);
@@ -147,6 +150,8 @@ static int sroce_srq_resize(struct sroce_srq *srq, u32 max_wr,
 	oq = srq->rq;
 	srq->rq = nq;
 	nq = oq;
+	if (limit)
+		srq->limit = *limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
 out:
 	/* The old ring, or the new one that did not replace it. */
@@ -160,7 +165,7 @@ static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	struct sroce_modify_srq_cmd cmd = {};
 	unsigned long flags;
-	int err;
+	int err = 0;
 
 	if (udata) {
 		err = sroce_modify_srq_cmd(udata, &cmd);
@@ -169,22 +174,21 @@ static int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	/* A new limit is checked against the size it will have. */
-	if ((mask & IB_SRQ_LIMIT) &&
-	    attr->srq_limit > ((mask & IB_SRQ_MAX_WR) ? attr->max_wr :
-			       READ_ONCE(srq->rq.num)))
-		return -EINVAL;
-	if (mask & IB_SRQ_MAX_WR) {
-		err = sroce_srq_resize(srq, attr->max_wr, udata, cmd.mi_addr);
-		if (err)
-			return err;
-	}
+	if (mask & IB_SRQ_MAX_WR)
+		return sroce_srq_resize(srq, attr->max_wr,
+					(mask & IB_SRQ_LIMIT) ?
+					&attr->srq_limit : NULL,
+					udata, cmd.mi_addr);
 	if (mask & IB_SRQ_LIMIT) {
+		/* Checked under the lock: a resize may run at the same time. */
 		spin_lock_irqsave(&srq->lock, flags);
-		srq->limit = attr->srq_limit;
+		if (attr->srq_limit > srq->rq.num)
+			err = -EINVAL;
+		else
+			srq->limit = attr->srq_limit;
 		spin_unlock_irqrestore(&srq->lock, flags);
 	}
-	return 0;
+	return err;
 }
 
 static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)

@@ -104,7 +104,13 @@ static struct sroce_qpc *sroce_qpc_alloc(struct sroce_dev *dev, u32 *id)
 	if (!qpc)
 		return NULL;
 	qpc->pc = alloc_percpu_gfp(struct sroce_counters, GFP_KERNEL_ACCOUNT);
-	if (qpc->pc && !xa_alloc(&dev->qpcs, id, qpc, xa_limit_32b, GFP_KERNEL))
+	/*
+	 * Cyclic: ib_core files a counter under its id and keeps a released
+	 * one there a little longer, so an id must not come back at once.
+	 */
+	if (qpc->pc && xa_alloc_cyclic(&dev->qpcs, id, qpc,
+				       XA_LIMIT(1, U32_MAX), &dev->next_qpc,
+				       GFP_KERNEL) >= 0)
 		return qpc;
 	free_percpu(qpc->pc);
 	kfree(qpc);
@@ -156,14 +162,21 @@ static void sroce_qpc_free(struct sroce_qpc *qpc)
 	kfree(qpc);
 }
 
+/*
+ * ib_core 6.1 deallocates a counter without its lock and while a reader
+ * (sysfs, `rdma statistic`) may still be in update_stats: those read the
+ * slots under RCU, so they go only after a grace period.
+ */
 static int sroce_counter_dealloc(struct rdma_counter *counter)
 {
 	struct sroce_dev *dev = to_sdev(counter->device);
 	struct sroce_qpc *qpc;
 
 	qpc = counter->id ? xa_erase(&dev->qpcs, counter->id) : NULL;
-	if (qpc)
+	if (qpc) {
+		synchronize_rcu();
 		sroce_qpc_free(qpc);
+	}
 	return 0;
 }
 
@@ -182,12 +195,14 @@ static int sroce_counter_update_stats(struct rdma_counter *counter)
 	struct sroce_qpc *qpc;
 	int i;
 
-	qpc = xa_load(&dev->qpcs, counter->id);
-	if (!qpc || stats->num_counters != SROCE_NUM_COUNTERS)
+	if (stats->num_counters != SROCE_NUM_COUNTERS)
 		return -EINVAL;
-	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+	rcu_read_lock();
+	qpc = xa_load(&dev->qpcs, counter->id);
+	for (i = 0; qpc && i < SROCE_NUM_COUNTERS; i++)
 		stats->value[i] = sroce_slots_sum(qpc->pc, i);
-	return 0;
+	rcu_read_unlock();
+	return qpc ? 0 : -EINVAL;
 }
 
 /* Counters outlive no QP, so none should be left; free any that are. */

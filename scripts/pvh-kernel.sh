@@ -28,7 +28,8 @@ for magic in (b'\xfd7zXZ\x00', b'\x1f\x8b\x08'):
             else:
                 d = zlib.decompressobj(16 + zlib.MAX_WBITS)
             out = d.decompress(data[at:])
-            if out[:4] == b'\x7fELF':
+            # A stream cut short would boot into garbage: whole ones only.
+            if d.eof and out[:4] == b'\x7fELF':
                 elf = out
         except (lzma.LZMAError, zlib.error):
             pass

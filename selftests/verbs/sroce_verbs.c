@@ -472,10 +472,16 @@ static void srq_resize_check(struct ibv_srq *srq, struct ibv_cq *cq,
 	}
 	CHECK(ok, "srq resize: %d datagrams, each in its WQE, in order, byte for byte",
 	      RS_N);
+	sa.srq_limit = 30;
+	CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), "srq: limit 30 armed");
 	sa.max_wr = 8;
-	CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR) &&
-	      !ibv_query_srq(srq, &sa) && sa.max_wr == 8,
-	      "srq resize: empty SRQ shrunk to %u", sa.max_wr);
+	CHECK(ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR) == EINVAL,
+	      "srq resize: 8 entries below the armed limit 30 refused");
+	sa.srq_limit = 2;
+	CHECK(!ibv_modify_srq(srq, &sa, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT) &&
+	      !ibv_query_srq(srq, &sa) && sa.max_wr == 8 && sa.srq_limit == 2,
+	      "srq resize: empty SRQ shrunk to %u with limit %u in one call",
+	      sa.max_wr, sa.srq_limit);
 	rsge = (struct ibv_sge){ (uintptr_t)bbuf, 256, bmr->lkey };
 	rwr = (struct ibv_recv_wr){ .wr_id = 1, .sg_list = &rsge, .num_sge = 1 };
 	for (posted = 0; posted < 9; posted++)

@@ -1060,15 +1060,18 @@ int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv, sizeof(cmd));
 	if (ret)
 		goto out;
-	/* If this fails the SRQ is lost to us; the error says so. */
-	if (mi.stride != srq->ring.stride) {
-		ret = EPROTO;
+	ret = mi.stride == srq->ring.stride ?
+	      sroce_ring_map(&nr, ibsrq->context->cmd_fd, &mi,
+			     SROCE_RECV_WQE_HDR) : EPROTO;
+	if (ret) {
+		/*
+		 * The kernel reads only the new ring, which we cannot see: a
+		 * ring of no slots makes every later post fail (ENOMEM)
+		 * rather than vanish.
+		 */
+		srq->ring.num = 0;
 		goto out;
 	}
-	ret = sroce_ring_map(&nr, ibsrq->context->cmd_fd, &mi,
-			     SROCE_RECV_WQE_HDR);
-	if (ret)
-		goto out;
 	nr.idx = sroce_load_acquire(&nr.ctl->prod);
 	sroce_ring_adopt(&srq->ring, &nr);
 out:
