@@ -569,7 +569,6 @@ u32 sroce_wr_to_wc_opcode(u32 opcode);
 int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
 
 /* sroce_stats.c */
-u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c);
 void sroce_stats_dev_fini(struct sroce_dev *dev);
 const char *sroce_counter_name(enum sroce_counter c);
 

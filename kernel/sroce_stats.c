@@ -70,29 +70,35 @@ static u64 sroce_slots_sum(struct sroce_counters __percpu *pc,
 	return sum;
 }
 
-u64 sroce_counter_read(struct sroce_dev *dev, enum sroce_counter c)
-{
-	return sroce_slots_sum(dev->counters, c);
-}
-
-static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						       u32 port)
+/* The port's figures and each per-QP counter's have the same layout. */
+static struct rdma_hw_stats *sroce_stats_alloc(void)
 {
 	return rdma_alloc_hw_stats_struct(sroce_counter_desc,
 					  SROCE_NUM_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
+static void sroce_stats_fill(struct rdma_hw_stats *stats,
+			     struct sroce_counters __percpu *pc)
+{
+	int i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = sroce_slots_sum(pc, i);
+}
+
+static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						       u32 port)
+{
+	return sroce_stats_alloc();
+}
+
 static int sroce_get_hw_stats(struct ib_device *ibdev,
 			      struct rdma_hw_stats *stats, u32 port, int index)
 {
-	struct sroce_dev *dev = to_sdev(ibdev);
-	int i;
-
 	if (stats->num_counters != SROCE_NUM_COUNTERS)
 		return -EINVAL;
-	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
-		stats->value[i] = sroce_counter_read(dev, i);
+	sroce_stats_fill(stats, to_sdev(ibdev)->counters);
 	return SROCE_NUM_COUNTERS;
 }
 
@@ -183,9 +189,7 @@ static int sroce_counter_dealloc(struct rdma_counter *counter)
 static struct rdma_hw_stats *
 sroce_counter_alloc_stats(struct rdma_counter *counter)
 {
-	return rdma_alloc_hw_stats_struct(sroce_counter_desc,
-					  SROCE_NUM_COUNTERS,
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	return sroce_stats_alloc();
 }
 
 static int sroce_counter_update_stats(struct rdma_counter *counter)
@@ -193,14 +197,13 @@ static int sroce_counter_update_stats(struct rdma_counter *counter)
 	struct sroce_dev *dev = to_sdev(counter->device);
 	struct rdma_hw_stats *stats = counter->stats;
 	struct sroce_qpc *qpc;
-	int i;
 
 	if (stats->num_counters != SROCE_NUM_COUNTERS)
 		return -EINVAL;
 	rcu_read_lock();
 	qpc = xa_load(&dev->qpcs, counter->id);
-	for (i = 0; qpc && i < SROCE_NUM_COUNTERS; i++)
-		stats->value[i] = sroce_slots_sum(qpc->pc, i);
+	if (qpc)
+		sroce_stats_fill(stats, qpc->pc);
 	rcu_read_unlock();
 	return qpc ? 0 : -EINVAL;
 }
