@@ -87,11 +87,11 @@ fi
 KIMG=$KDIR/boot/vmlinuz-$KVER
 PVH=$KDIR/boot/vmlinux-pvh-$KVER
 if [[ ${SROCE_PVH:-1} == 1 ]]; then
-	if [[ ! -f $PVH && ! -f $PVH.none ]] || [[ -f $PVH && $KIMG -nt $PVH ]] ||
-		[[ -f $PVH.none && $KIMG -nt $PVH.none ]]; then
+	# Unpack once per kernel image; $PVH.none remembers a failure.
+	if [[ ! $PVH -nt $KIMG && ! $PVH.none -nt $KIMG ]]; then
 		"$ROOT/scripts/pvh-kernel.sh" "$KIMG" "$PVH" || : > "$PVH.none"
 	fi
-	[[ -f $PVH && ! $KIMG -nt $PVH ]] && KIMG=$PVH
+	[[ $PVH -nt $KIMG ]] && KIMG=$PVH
 fi
 
 # depmod over the whole image inside a TCG guest takes minutes, so the
