@@ -43,8 +43,13 @@ for pct in 1 5; do
 	tc qdisc show dev eth0 | sed 's/^/# /'
 	icrc0=$(c icrc_errors) dup0=$(($(c duplicate_request) + $(c out_of_seq_request)))
 	retx0=$(c retransmits)
+	# At 1% one pass may meet no impairment at all on either VM (seen
+	# once: ~3400 packets each way, batched into far fewer skbs, which
+	# netem decides on): four times the MiB traffic there.
+	sizes=4096,65537,1048576
+	[ "$pct" = 1 ] && sizes=$sizes,1048576,1048576,1048576
 	t_ok "$pct%: RC send, write, read at 4 KiB .. 1 MiB, every byte verified" \
-		xfer "rc$pct" $port -t rc -o send,write,read -s 4096,65537,1048576
+		xfer "rc$pct" $port -t rc -o send,write,read -s "$sizes"
 	port=$((port + 1))
 	grep -E '^# .*verified in' "/tmp/rc$pct.out" | sed 's/^/# /'
 	tc -s qdisc show dev eth0 | sed 's/^/# /'
