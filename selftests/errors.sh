@@ -12,7 +12,7 @@
 # rereg; UD multicast (IPv4 and IPv6 groups, attach/detach, refusals).
 # Then the error counters must have moved.
 # Per-QP counters (auto and manual binding) bound, counting, released by
-# a kill, by unbind and by the device's removal.
+# a kill, by unbind and by the device's removal, and freed under readers.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 . "$REPO/selftests/lib/teardown.sh"
@@ -99,6 +99,36 @@ SENT1=$(pp_sent 18602) && t_pass "pingpong with auto counters: $SENT1 packets" |
 t_ok "the port counted it as often as without counters (+-1/3)" \
 	test $((SENT1 * 4)) -ge $((SENT0 * 3)) -a $((SENT1 * 3)) -le $((SENT0 * 4))
 t_ok "... and the counter went with the QPs" test -z "$(qpc cntn)"
+
+# Readers against release: a counter's slots are freed when its last QP
+# goes, while `rdma statistic` and the port's sysfs files may be summing
+# them. Eight short pingpongs come and go (a counter each) under two
+# readers that never pause; make check-debug's KASAN sees any read of a
+# freed counter.
+read_loop() {
+	local n=0
+	while [ ! -e /tmp/qpc.stop ]; do
+		"$@" > /dev/null 2>&1
+		n=$((n + 1))
+	done
+	echo $n
+}
+rm -f /tmp/qpc.stop
+read_loop rdma -j statistic qp show link sroce0/1 > /tmp/qpc.r1 &
+R1=$!
+read_loop cat /sys/class/infiniband/sroce0/ports/1/hw_counters/sent_pkts > /tmp/qpc.r2 &
+R2=$!
+ok=0
+for i in 1 2 3 4 5 6 7 8; do
+	td_pingpong sroce0 "$GID" "$IP" $((18610 + i)) 10 > /tmp/pp.log 2>&1 &&
+		ok=$((ok + 1))
+done
+touch /tmp/qpc.stop
+wait $R1 $R2
+t_ok "8 of 8 pingpongs with counters coming and going under readers" test $ok -eq 8
+t_ok "... while both readers kept reading ($(cat /tmp/qpc.r1), $(cat /tmp/qpc.r2) reads)" \
+	test "$(cat /tmp/qpc.r1)" -gt 8 -a "$(cat /tmp/qpc.r2)" -gt 8
+t_ok "... and every counter went with its QPs" wait_for '[ -z "$(qpc cntn)" ]' 30
 
 # Manual mode: one QP of a running pingpong bound by QPN mid-traffic,
 # unbound (the counter goes), bound again; then the device goes away
