@@ -968,6 +968,12 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	ibv_wr_send_tso(qx, buf, 4, 100);
 	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
 	      "ibv_wr_send_tso: EOPNOTSUPP, no crash");
+#if SROCE_HAVE_WR_FLUSH
+	ibv_wr_start(qx);
+	ibv_wr_flush(qx, 0x1234, 0x1000, 64, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
+	      "ibv_wr_flush (rdma-core 56): EOPNOTSUPP, no crash");
+#endif
 	ibv_wr_start(qx);
 	ibv_wr_send(qx);
 	ibv_wr_abort(qx);
