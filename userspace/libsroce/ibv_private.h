@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The slice of libibverbs' private provider ABI (IBVERBS_PRIVATE_34, as
- * shipped by rdma-core 44.0) that libsroce uses.  Distributions do not ship
- * rdma-core's internal headers, so this file declares exactly what we call
- * and what we lay out, and pins every size and offset we rely on.  Within
- * one PABI number the layout is not versioned: a slot that moved would make
- * libibverbs call the wrong function, so any mismatch must fail the build
- * (the asserts below) or refuse to load (the runtime version check in
- * sroce.c), never misbehave at run time.
+ * The slice of libibverbs' private provider ABI (IBVERBS_PRIVATE_34) that
+ * libsroce uses, for each rdma-core release we support: 44.0 (Debian 12)
+ * and 56.x (Debian 13).  Distributions do not ship rdma-core's internal
+ * headers, so this file declares exactly what we call and what we lay out,
+ * and pins every size and offset we rely on.  Within one PABI number the
+ * layout is not versioned (44 and 56 both say PABI 34, yet struct verbs_qp
+ * differs between them): a slot that moved would make libibverbs call the
+ * wrong function, so any mismatch must fail the build (the asserts below)
+ * or refuse to load (the runtime version check in sroce.c), never
+ * misbehave at run time.
+ *
+ * userspace/Makefile reads the installed rdma-core's version and defines
+ * SROCE_RDMA_CORE_VERSION ("44.0", "56.1") and SROCE_RDMA_CORE_MAJOR
+ * (44, 56), which pick the layout, and SROCE_PABI_VERSION, read from the
+ * installed libibverbs' IBVERBS_PRIVATE_NN symbol version, which names the
+ * plugin file (libsroce-rdmavNN.so) and the registration symbol.
  */
 #ifndef SROCE_IBV_PRIVATE_H
 #define SROCE_IBV_PRIVATE_H
@@ -23,8 +31,50 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
-#define SROCE_PABI_VERSION	34
-#define SROCE_LIBIBVERBS_SONAME_TAIL	"libibverbs.so.1.14.44.0"
+#if !defined(SROCE_RDMA_CORE_MAJOR) || !defined(SROCE_RDMA_CORE_VERSION) || \
+	!defined(SROCE_PABI_VERSION)
+#error "build through userspace/Makefile: it defines SROCE_RDMA_CORE_MAJOR, SROCE_RDMA_CORE_VERSION and SROCE_PABI_VERSION from the installed rdma-core"
+#endif
+
+/*
+ * Per-release facts.  SROCE_LAYOUT_PABI is the PABI the layout below was
+ * measured for; the L_* numbers are the pins that differ between releases.
+ */
+#if SROCE_RDMA_CORE_MAJOR == 44
+#define SROCE_LAYOUT_PABI		34
+#define SROCE_L_QP_EX_SIZE		352
+#define SROCE_L_VERBS_QP_SIZE		368
+#define SROCE_L_VERBS_QP_COMP_MASK	352
+#define SROCE_L_VERBS_QP_XRCD		360
+#define SROCE_L_PORT_ATTR_SIZE		52
+#define SROCE_HAVE_WR_FLUSH		0
+#elif SROCE_RDMA_CORE_MAJOR == 56
+/* 56 appended wr_flush to struct ibv_qp_ex: verbs_qp grew by 8 bytes. */
+#define SROCE_LAYOUT_PABI		34
+#define SROCE_L_QP_EX_SIZE		360
+#define SROCE_L_VERBS_QP_SIZE		376
+#define SROCE_L_VERBS_QP_COMP_MASK	360
+#define SROCE_L_VERBS_QP_XRCD		368
+#define SROCE_L_PORT_ATTR_SIZE		56
+#define SROCE_HAVE_WR_FLUSH		1
+#else
+#error "libsroce has no private-ABI layout for this rdma-core release (known: 44, 56)"
+#endif
+
+#if SROCE_PABI_VERSION != SROCE_LAYOUT_PABI
+#error "the installed libibverbs' PABI is not the one this rdma-core layout was measured for"
+#endif
+
+#define SROCE_STR_(x)	#x
+#define SROCE_STR(x)	SROCE_STR_(x)
+#define SROCE_PASTE_(a, b)	a##b
+#define SROCE_PASTE(a, b)	SROCE_PASTE_(a, b)
+
+/* The file name of the libibverbs we were built against, e.g. ...56.1 */
+#define SROCE_LIBIBVERBS_SONAME_TAIL	"libibverbs.so.1.14." SROCE_RDMA_CORE_VERSION
+#define SROCE_LIBIBVERBS_SONAME_PREFIX	"libibverbs.so.1.14."
+#define SROCE_PROVIDER_FILE \
+	"libsroce-rdmav" SROCE_STR(SROCE_PABI_VERSION) ".so"
 
 struct sroce_list_node {
 	struct sroce_list_node *next, *prev;
@@ -142,7 +192,7 @@ struct verbs_cq {
 	};
 };
 
-/* The v44 op table, in v44 order (sorted by name).  76 slots. */
+/* The op table, sorted by name; 44 and 56 have the same 76 slots. */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
@@ -279,7 +329,7 @@ struct verbs_context_ops {
 /*
  * Legacy command wrappers: the uverbs command header followed by the core
  * request.  libibverbs finds the driver data at cmd + sizeof(wrapper), so
- * the sizes below must be exactly those of v44's wrappers.
+ * the sizes below must be exactly those of libibverbs' own wrappers.
  */
 #define SROCE_DECLARE_CMD(name, core)				\
 	struct name {						\
@@ -304,7 +354,9 @@ SROCE_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 
 /* The PABI symbol name carries the version so a mismatch fails to link. */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+#define sroce_verbs_register_driver \
+	SROCE_PASTE(verbs_register_driver_, SROCE_PABI_VERSION)
+void sroce_verbs_register_driver(const struct verbs_device_ops *ops);
 
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
@@ -397,9 +449,10 @@ int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 
 /*
- * Layout pins.  The numbers were measured by compiling against rdma-core
- * v44.0's own driver.h; each one guards a structure libibverbs and this
- * provider both read or write.
+ * Layout pins.  The numbers were measured by compiling against rdma-core's
+ * own driver.h at v44.0 and at v56.1 (56.2 to 56.4 change no header); each
+ * one guards a structure libibverbs and this provider both read or write.
+ * Those that differ between releases are the SROCE_L_* numbers above.
  */
 #define SROCE_PIN_SIZE(t, n) _Static_assert(sizeof(t) == (n), "size of " #t)
 #define SROCE_PIN_OFF(t, m, n) \
@@ -438,9 +491,12 @@ SROCE_PIN_OFF(struct verbs_match_ent, kind, 20);
 SROCE_PIN_SIZE(struct verbs_mr, 56);
 SROCE_PIN_OFF(struct verbs_mr, mr_type, 48);
 SROCE_PIN_OFF(struct verbs_mr, access, 52);
-SROCE_PIN_SIZE(struct verbs_qp, 368);
-SROCE_PIN_OFF(struct verbs_qp, comp_mask, 352);
-SROCE_PIN_OFF(struct verbs_qp, xrcd, 360);
+SROCE_PIN_SIZE(struct ibv_qp_ex, SROCE_L_QP_EX_SIZE);
+SROCE_PIN_SIZE(struct verbs_qp, SROCE_L_VERBS_QP_SIZE);
+SROCE_PIN_OFF(struct verbs_qp, comp_mask, SROCE_L_VERBS_QP_COMP_MASK);
+SROCE_PIN_OFF(struct verbs_qp, xrcd, SROCE_L_VERBS_QP_XRCD);
+/* ibv_cmd_query_port fills the caller's attr up to this size */
+SROCE_PIN_SIZE(struct ibv_port_attr, SROCE_L_PORT_ATTR_SIZE);
 SROCE_PIN_SIZE(struct verbs_cq, 288);
 SROCE_PIN_SIZE(struct verbs_srq, 160);
 SROCE_PIN_OFF(struct verbs_srq, srq_type, 128);

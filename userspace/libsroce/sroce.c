@@ -35,20 +35,37 @@ bool sroce_libibverbs_path_ok(const char *path)
 }
 
 /*
- * The op table we hand over is laid out for v44 exactly; any other
- * libibverbs that happens to export the same PABI symbols could read it
- * differently, so find out which file we were really linked against.
+ * The op table and the objects we hand over are laid out for the one
+ * rdma-core release we were built against; another libibverbs exporting
+ * the same PABI symbols can read them differently (56 moved verbs_qp's
+ * tail, and both say PABI 34), so find out which file we were really
+ * linked against.  Fills real with its resolved path, or an empty string.
  */
-static bool sroce_libibverbs_is_v44(void)
+static bool sroce_libibverbs_ok(char *real, size_t len)
 {
-	char real[PATH_MAX];
+	char buf[PATH_MAX];
 	Dl_info info;
 
+	snprintf(real, len, "%s", "");
 	if (!dladdr((void *)verbs_set_ops, &info) || !info.dli_fname)
 		return false;
-	if (!realpath(info.dli_fname, real))
+	if (!realpath(info.dli_fname, buf))
 		return false;
-	return sroce_libibverbs_path_ok(real);
+	snprintf(real, len, "%s", buf);
+	return sroce_libibverbs_path_ok(buf);
+}
+
+/* "56.1" from ".../libibverbs.so.1.14.56.1", or NULL for another name. */
+static const char *sroce_libibverbs_version(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, SROCE_LIBIBVERBS_SONAME_PREFIX,
+		    strlen(SROCE_LIBIBVERBS_SONAME_PREFIX)) ||
+	    !base[strlen(SROCE_LIBIBVERBS_SONAME_PREFIX)])
+		return NULL;
+	return base + strlen(SROCE_LIBIBVERBS_SONAME_PREFIX);
 }
 
 static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ctx)
@@ -394,11 +411,17 @@ const struct verbs_device_ops sroce_dev_ops = {
 
 static __attribute__((constructor)) void sroce_register(void)
 {
-	if (!sroce_libibverbs_is_v44()) {
+	char real[PATH_MAX];
+	const char *v;
+
+	if (!sroce_libibverbs_ok(real, sizeof(real))) {
+		v = sroce_libibverbs_version(real);
 		fprintf(stderr,
-			"libsroce: not registering: built for libibverbs 44.0 (%s), a different libibverbs is loaded\n",
-			SROCE_LIBIBVERBS_SONAME_TAIL);
+			"libsroce: not registering: built for rdma-core %s (%s), but %s%s is loaded (%s)\n",
+			SROCE_RDMA_CORE_VERSION, SROCE_LIBIBVERBS_SONAME_TAIL,
+			v ? "rdma-core " : "an unrecognised libibverbs",
+			v ? v : "", real[0] ? real : "path unknown");
 		return;
 	}
-	verbs_register_driver_34(&sroce_dev_ops);
+	sroce_verbs_register_driver(&sroce_dev_ops);
 }

@@ -720,6 +720,20 @@ static void sroce_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
 }
 
+#if SROCE_HAVE_WR_FLUSH
+static void sroce_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			   uint64_t raddr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	(void)rkey;
+	(void)raddr;
+	(void)len;
+	(void)type;
+	(void)level;
+	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+}
+#endif
+
 static void sroce_wr_start(struct ibv_qp_ex *ibqp)
 {
 	struct sroce_qp *qp = to_sqp_ex(ibqp);
@@ -783,6 +797,9 @@ static void sroce_qp_ex_init(struct sroce_qp *qp)
 	x->wr_complete = sroce_wr_complete;
 	x->wr_abort = sroce_wr_abort;
 	x->wr_atomic_write = sroce_wr_atomic_write;
+#if SROCE_HAVE_WR_FLUSH
+	x->wr_flush = sroce_wr_flush;
+#endif
 }
 
 /* ---- QP control path ---- */

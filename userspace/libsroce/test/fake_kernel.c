@@ -679,13 +679,20 @@ static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 
 /* ---- the ioctl path, for the two creates that carry ring mappings ---- */
 
+/*
+ * The driver namespace bit of an attribute id.  Older kernel headers
+ * (Debian 12) call it UVERBS_UDATA_DRIVER_DATA_FLAG, newer ones (Debian
+ * 13) UVERBS_ID_DRIVER_NS; both are this bit.
+ */
+#define FK_ID_DRIVER_NS	(1U << UVERBS_ID_NS_SHIFT)
+
 struct fk_attrs {
 	struct ib_uverbs_attr *a[64];
 };
 
 static struct ib_uverbs_attr *fk_attr(struct fk_attrs *t, uint16_t id)
 {
-	unsigned int slot = id & UVERBS_UDATA_DRIVER_DATA_FLAG ?
+	unsigned int slot = id & FK_ID_DRIVER_NS ?
 			    32 + (id & 31) : id & 31;
 
 	return t->a[slot];
@@ -723,7 +730,7 @@ static int fk_ioctl(struct ib_uverbs_ioctl_hdr *h)
 	for (i = 0; i < h->num_attrs; i++) {
 		uint16_t id = h->attrs[i].attr_id;
 
-		t.a[id & UVERBS_UDATA_DRIVER_DATA_FLAG ? 32 + (id & 31) :
+		t.a[id & FK_ID_DRIVER_NS ? 32 + (id & 31) :
 		    id & 31] = &h->attrs[i];
 	}
 	ui = fk_attr(&t, UVERBS_ATTR_UHW_IN);

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * A stand-in libibverbs exporting the private symbols libsroce imports, so
- * the load-time version check can be exercised against a libibverbs that
- * is not 44.0.  Only registration is recorded; any other call is a bug in
- * the test and aborts.
+ * the load-time version check can be exercised against libibverbs file
+ * names other than the one the plugin was built for.  Only registration is
+ * recorded; any other call is a bug in the test and aborts.  The Makefile
+ * builds it with the installed PABI number and symbol version.
  */
 #include <stdlib.h>
 
+#define STUB_PASTE_(a, b)	a##b
+#define STUB_PASTE(a, b)	STUB_PASTE_(a, b)
+#define stub_register_driver \
+	STUB_PASTE(verbs_register_driver_, SROCE_PABI_VERSION)
+
 int stub_registered;
 
-void verbs_register_driver_34(const void *ops);
-void verbs_register_driver_34(const void *ops)
+void stub_register_driver(const void *ops);
+void stub_register_driver(const void *ops)
 {
 	(void)ops;
 	stub_registered++;

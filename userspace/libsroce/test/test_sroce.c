@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Unit test of libsroce without a device: the real libibverbs 44.0 loads
- * the real plugin, enumerates a fake sysfs tree and talks to the fake
+ * Unit test of libsroce without a device: the real libibverbs (44.0 or
+ * 56.x, whichever the plugin was built against) loads the real plugin, enumerates a fake sysfs tree and talks to the fake
  * kernel in fake_kernel.c.  Every public verb is driven through
  * libibverbs' own entry points, so a test passing means the verb reached
  * the provider function meant for it and that function did the right
@@ -70,17 +70,30 @@ static void *slot_of(struct fk_ring *r, uint32_t idx)
 	       (size_t)(idx & (r->num - 1)) * r->stride;
 }
 
+#define LIBDIR_TEST "/usr/lib/x86_64-linux-gnu/"
+#if SROCE_RDMA_CORE_MAJOR == 44
+#define OTHER_POINT "44.1"
+#define OTHER_MAJOR "56.1"
+#else
+#define OTHER_POINT "56.99"
+#define OTHER_MAJOR "44.0"
+#endif
+
 static void test_pure(const char *sysfs)
 {
 	struct verbs_sysfs_dev sd;
 
-	check(p_path_ok("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
-	      "version check accepts libibverbs.so.1.14.44.0");
-	check(!p_path_ok("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.43.0"),
+	check(p_path_ok(LIBDIR_TEST SROCE_LIBIBVERBS_SONAME_TAIL),
+	      "version check accepts %s", SROCE_LIBIBVERBS_SONAME_TAIL);
+	check(!p_path_ok(LIBDIR_TEST "libibverbs.so.1.14.43.0"),
 	      "version check refuses 43.0");
-	check(!p_path_ok("/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.1"),
-	      "version check refuses 44.1 (layout not pinned)");
-	check(!p_path_ok("/opt/xlibibverbs.so.1.14.44.0") && !p_path_ok(NULL),
+	check(!p_path_ok(LIBDIR_TEST SROCE_LIBIBVERBS_SONAME_PREFIX OTHER_POINT),
+	      "version check refuses %s (layout not pinned)", OTHER_POINT);
+	check(!p_path_ok(LIBDIR_TEST SROCE_LIBIBVERBS_SONAME_PREFIX OTHER_MAJOR),
+	      "version check refuses %s (the other supported layout)",
+	      OTHER_MAJOR);
+	check(!p_path_ok("/opt/x" SROCE_LIBIBVERBS_SONAME_TAIL) &&
+	      !p_path_ok(NULL),
 	      "version check refuses look-alike names and NULL");
 
 	/* The name never decides: sd's name stays "rxe0" throughout. */
@@ -955,6 +968,12 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	ibv_wr_send_tso(qx, buf, 4, 100);
 	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
 	      "ibv_wr_send_tso: EOPNOTSUPP, no crash");
+#if SROCE_HAVE_WR_FLUSH
+	ibv_wr_start(qx);
+	ibv_wr_flush(qx, 0x1234, 0x1000, 64, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
+	      "ibv_wr_flush (rdma-core 56): EOPNOTSUPP, no crash");
+#endif
 	ibv_wr_start(qx);
 	ibv_wr_send(qx);
 	ibv_wr_abort(qx);
@@ -1298,37 +1317,57 @@ static void test_tools(void)
 
 /*
  * The load-time version check, end to end: the plugin is loaded against a
- * stand-in libibverbs installed under 44.0's file name and under 45.0's.
+ * stand-in libibverbs installed under each name in SROCE_STUB_VERSIONS
+ * (44.0, 45.0, 56.1).  It registers, silently, with the one it was built
+ * for, and refuses each other one with a single line naming both.
  */
 static void test_loadcheck(void)
 {
 	const char *lc = getenv("SROCE_LOADCHECK");
 	const char *dir = getenv("SROCE_STUB_DIR");
 	const char *prov = getenv("SROCE_PROVIDER");
-	char cmd[2048], out[4096];
+	const char *vers = getenv("SROCE_STUB_VERSIONS");
+	char cmd[2048], out[4096], built[64], loaded[64], list[256];
+	char *v, *save = NULL, *nl;
+	int st, lines, mine = 0;
 	size_t n;
 	FILE *f;
-	int st, v;
 
-	if (!check(lc && dir && prov, "load-check helper and stubs present"))
+	if (!check(lc && dir && prov && vers,
+		   "load-check helper and stubs present"))
 		return;
-	for (v = 44; v <= 45; v++) {
+	snprintf(list, sizeof(list), "%s", vers);
+	snprintf(built, sizeof(built), "built for rdma-core %s (%s)",
+		 SROCE_RDMA_CORE_VERSION, SROCE_LIBIBVERBS_SONAME_TAIL);
+	for (v = strtok_r(list, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
 		snprintf(cmd, sizeof(cmd),
-			 "LD_LIBRARY_PATH=%s/stub%d %s %s 2>&1", dir, v, lc,
+			 "LD_LIBRARY_PATH=%s/stub%s %s %s 2>&1", dir, v, lc,
 			 prov);
 		f = popen(cmd, "r");
 		n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
 		out[n] = 0;
 		st = f ? pclose(f) : -1;
-		if (v == 44)
+		if (!strcmp(v, SROCE_RDMA_CORE_VERSION)) {
+			mine++;
 			check(st == 0 && strstr(out, "registered=1") &&
 			      !strstr(out, "libsroce:"),
-			      "libibverbs.so.1.14.44.0: plugin registers, silently");
-		else
-			check(st == 0 && strstr(out, "registered=0") &&
-			      strstr(out, "libsroce: not registering"),
-			      "libibverbs.so.1.14.45.0: plugin refuses with one message");
+			      "libibverbs.so.1.14.%s: plugin registers, silently",
+			      v);
+			continue;
+		}
+		lines = 0;
+		for (nl = out; (nl = strstr(nl, "libsroce:")); nl++)
+			lines++;
+		snprintf(loaded, sizeof(loaded), "but rdma-core %s is loaded", v);
+		if (!check(st == 0 && strstr(out, "registered=0") && lines == 1 &&
+		      strstr(out, "libsroce: not registering: ") &&
+		      strstr(out, built) && strstr(out, loaded),
+		      "libibverbs.so.1.14.%s: plugin refuses with one line naming %s and %s",
+		      v, SROCE_RDMA_CORE_VERSION, v))
+			printf("# %s", out);
 	}
+	check(mine == 1, "the stubs include the release built for (%s)",
+	      SROCE_RDMA_CORE_VERSION);
 }
 
 /*
@@ -1408,7 +1447,7 @@ int main(void)
 	}
 	setenv("SYSFS_PATH", sysfs, 1);
 
-	h = dlopen(prov ? prov : "libsroce-rdmav34.so", RTLD_NOW | RTLD_GLOBAL);
+	h = dlopen(prov ? prov : SROCE_PROVIDER_FILE, RTLD_NOW | RTLD_GLOBAL);
 	if (!h) {
 		printf("Bail out! dlopen: %s\n", dlerror());
 		return 1;
