@@ -16,6 +16,7 @@
 #include <rdma/ib_umem.h>
 
 #include "uapi/rdma/sroce-abi.h"
+#include "sroce_compat.h"
 #include "sroce_queue.h"
 #include "sroce_engine.h"
 

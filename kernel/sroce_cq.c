@@ -18,8 +18,9 @@ static int sroce_cq_shadow_alloc(struct sroce_cq *cq, u32 num,
 }
 
 static int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-			   struct ib_udata *udata)
+			   struct sroce_cq_attrs *attrs)
 {
+	struct ib_udata *udata = sroce_cq_udata(attrs);
 	struct sroce_dev *dev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_create_cq_resp resp = {};

@@ -21,7 +21,6 @@
 #include <linux/interrupt.h>
 #include <linux/hash.h>
 #include <linux/delay.h>
-#include <asm/unaligned.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -1004,7 +1003,7 @@ static struct socket *sroce_udp_open(bool v6)
 	 * over IPv6.
 	 */
 	if (!v6)
-		inet_sk(sock->sk)->mc_loop = 1;
+		sroce_inet_set_mc_loop(sock->sk);
 	return sock;
 }
 

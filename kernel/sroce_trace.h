@@ -31,9 +31,9 @@ TRACE_EVENT(sroce_drop,
 		__string(reason, sroce_counter_name(cause))
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&dev->ibdev.dev));
+		sroce_assign_str(dev, dev_name(&dev->ibdev.dev));
 		__entry->qpn = qpn;
-		__assign_str(reason, sroce_counter_name(cause));
+		sroce_assign_str(reason, sroce_counter_name(cause));
 	),
 	TP_printk("dev=%s qpn=%#x reason=%s", __get_str(dev), __entry->qpn,
 		  __get_str(reason))
@@ -49,7 +49,7 @@ DECLARE_EVENT_CLASS(sroce_aeth_class,
 		__field(u8, syndrome)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&qp->dev->ibdev.dev));
+		sroce_assign_str(dev, dev_name(&qp->dev->ibdev.dev));
 		__entry->qpn = qp->ibqp.qp_num;
 		__entry->psn = psn;
 		__entry->syndrome = syndrome;
@@ -79,7 +79,7 @@ TRACE_EVENT(sroce_retransmit,
 		__field(int, reason)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&qp->dev->ibdev.dev));
+		sroce_assign_str(dev, dev_name(&qp->dev->ibdev.dev));
 		__entry->qpn = qp->ibqp.qp_num;
 		__entry->psn = psn;
 		__entry->reason = reason;
