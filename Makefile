@@ -166,6 +166,9 @@ fuzz-wire: vm-ready
 DEBUG_SRC := $(CURDIR)/.cache/debug/src
 DEBUG_MOD := $(BUILD)/debug-mod
 DEBUG_STAGE := $(BUILD)/stage-debug
+# Test modules (selftests/kmod) for a kernel other than KVER go to
+# build/kmod-KVER, where the tests look first.
+DEBUG_KMOD := $(BUILD)/kmod-$(DEBUG_KVER)
 check-debug: vm-ready
 	scripts/debug-kernel.sh
 	rm -rf $(DEBUG_MOD) $(DEBUG_STAGE)
@@ -173,6 +176,9 @@ check-debug: vm-ready
 	cp Kbuild $(DEBUG_MOD)/
 	cp --parents kernel/Kbuild $(KSRC) $(DEBUG_MOD)/
 	set -o pipefail; $(MAKE) -C $(DEBUG_SRC) M=$(DEBUG_MOD) W=1 modules 2>&1 | tee $(BUILD)/debug-module.log
+	rm -rf $(DEBUG_KMOD) && mkdir -p $(DEBUG_KMOD)
+	cp selftests/kmod/Kbuild selftests/kmod/*.c $(DEBUG_KMOD)/
+	set -o pipefail; $(MAKE) -C $(DEBUG_SRC) M=$(DEBUG_KMOD) modules 2>&1 | tee -a $(BUILD)/debug-module.log
 	@! grep -E 'warning:|error:' $(BUILD)/debug-module.log
 	install -D -m 644 $(DEBUG_MOD)/kernel/sroce.ko $(DEBUG_STAGE)/lib/modules/$(DEBUG_KVER)/updates/sroce.ko
 	$(MAKE) -C userspace install DESTDIR=$(DEBUG_STAGE)

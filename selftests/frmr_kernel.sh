@@ -15,8 +15,12 @@
 t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
 GID=$(roce_gid_index sroce0)
 rkey0=$(hw_counter bad_rkey)
+# Built for the make check kernel in selftests/kmod, for any other (make
+# check-debug's) in build/kmod-<its release>.
+KO=$REPO/build/kmod-$(uname -r)/sroce_frmr.ko
+[ -f "$KO" ] || KO=$REPO/selftests/kmod/sroce_frmr.ko
 t_ok "insmod sroce_frmr.ko dev=sroce0 gid=$GID: every check passes" \
-	insmod "$REPO/selftests/kmod/sroce_frmr.ko" dev=sroce0 gid="$GID"
+	insmod "$KO" dev=sroce0 gid="$GID"
 dmesg | sed -n 's/^.*sroce_frmr: /# /p'
 t_ok "all of its 16 checks ran" \
 	test "$(dmesg | grep -c 'sroce_frmr: ok ')" -eq 16
