@@ -24,7 +24,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile vm-ready fuzz-wire check-debug
+	profile vm-ready fuzz-wire check-debug deb
 
 all: module userspace selftests
 
@@ -81,6 +81,11 @@ endif
 vm-ready: deps
 	$(MAKE) all
 	$(MAKE) stage
+
+# The Debian packages sroce-dkms and libsroce in build/deb/, checked by
+# lintian (scripts/mkdeb.sh).
+deb:
+	scripts/mkdeb.sh $(BUILD)/deb
 
 # T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
 check: vm-ready

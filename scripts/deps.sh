@@ -24,6 +24,8 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev
 	gnuplot-nox nvme-cli fio ucx-utils
+	# make deb
+	dpkg-dev lintian
 )
 
 # One dpkg-query for all: this runs on every `make check`.
