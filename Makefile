@@ -81,9 +81,10 @@ endif
 vm-ready: deps
 	$(MAKE) all
 	$(MAKE) stage
+	$(MAKE) deb
 
 # The Debian packages sroce-dkms and libsroce in build/deb/, checked by
-# lintian (scripts/mkdeb.sh).
+# lintian (scripts/mkdeb.sh); selftests/deb_install.sh installs them.
 deb:
 	scripts/mkdeb.sh $(BUILD)/deb
 
@@ -157,7 +158,7 @@ check-debug: vm-ready
 	SROCE_KVER=$(DEBUG_KVER) SROCE_STAGE=$(DEBUG_STAGE) SROCE_SLUB=0 SROCE_TIMEOUT_SCALE=5 \
 		SROCE_CPU=max,la57=off \
 		SROCE_RESULTS=$(BUILD)/results-debug \
-		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status \
+		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status,deb_install \
 		$(if $(T),-t '$(T)')
 
 clean:
