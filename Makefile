@@ -24,7 +24,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c
 
 .PHONY: all deps module userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile vm-ready fuzz-wire check-debug deb
+	profile vm-ready fuzz-wire check-debug
 
 all: module userspace selftests
 
@@ -85,6 +85,7 @@ vm-ready: deps
 
 # The Debian packages sroce-dkms and libsroce in build/deb/, checked by
 # lintian (scripts/mkdeb.sh); selftests/deb_install.sh installs them.
+.PHONY: deb
 deb:
 	scripts/mkdeb.sh $(BUILD)/deb
 
