@@ -104,6 +104,13 @@ endif
 vm-ready: deps
 	$(MAKE) all
 	$(MAKE) stage
+	$(MAKE) deb
+
+# The Debian packages sroce-dkms and libsroce in build/deb/, checked by
+# lintian (scripts/mkdeb.sh); selftests/deb_install.sh installs them.
+.PHONY: deb
+deb:
+	scripts/mkdeb.sh $(BUILD)/deb
 
 # T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
 check: vm-ready
@@ -185,7 +192,7 @@ check-debug: vm-ready
 	SROCE_KVER=$(DEBUG_KVER) SROCE_STAGE=$(DEBUG_STAGE) SROCE_SLUB=0 SROCE_TIMEOUT_SCALE=5 \
 		SROCE_CPU=max,la57=off \
 		SROCE_RESULTS=$(BUILD)/results-debug \
-		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status \
+		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status,deb_install \
 		$(if $(T),-t '$(T)')
 
 clean:

@@ -24,6 +24,9 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev
 	gnuplot-nox nvme-cli fio ucx-utils
+	# make deb; and what dkms needs besides itself, for the guest that
+	# installs the packages (selftests/deb_install.sh) offline.
+	dpkg-dev lintian patch lsb-release
 )
 
 # One dpkg-query for all: this runs on every `make check`.
@@ -97,6 +100,23 @@ if [[ ! -f $GDIR/.done ]]; then
 			die "cannot download ${GDEBS[*]}"
 	fi
 	touch "$GDIR/.done"
+fi
+
+# --- dkms, for the package test ----------------------------------------
+# selftests/deb_install.sh installs sroce-dkms in a guest without network;
+# dkms itself comes from here (the rest it needs is on the host, above).
+# Not installed on the host: there it would build and install modules.
+DDIR=$CACHE/dkms-debs
+if [[ ! -f $DDIR/.done ]]; then
+	rm -rf "$DDIR"
+	mkdir -p "$DDIR"
+	log "downloading dkms for the package test"
+	if ! (cd "$DDIR" && apt-get download -q -o APT::Sandbox::User=root dkms) >&2; then
+		apt-get update -qq || true
+		(cd "$DDIR" && apt-get download -q -o APT::Sandbox::User=root dkms) >&2 ||
+			die "cannot download dkms"
+	fi
+	touch "$DDIR/.done"
 fi
 
 # --- bits of the kernel source tree -------------------------------------

@@ -26,6 +26,8 @@
 #                    test keeps it
 #   # secs: N        its usual run time, for long one-VM tests: they start
 #                    longest first, so that none runs alone at the end
+#   # stage: none    the guests start without the staged build (the test
+#                    installs sroce itself)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,7 +80,7 @@ indent() { sed -e 's/^/    /'; }
 # run_one NAME: run one test; its output, exit status and seconds land in
 # $RESULTS/NAME/{output,rc,secs}.
 run_one() {
-	local n=$1 res=$RESULTS/$1 t0 rc f vms to mtu cpus
+	local n=$1 res=$RESULTS/$1 t0 rc f vms to mtu cpus stage
 	t0=$(date +%s)
 	if [[ $n == unit ]]; then
 		make -s -C "$ROOT/selftests/unit" check > "$res/output" 2>&1
@@ -95,6 +97,9 @@ run_one() {
 		cpus=$(header "$f" cpus)
 		slub=()
 		[[ $(header "$f" slub) == 0 ]] && slub=(--no-slub-debug)
+		stage=()
+		grep -Eq '^#[[:space:]]*stage:[[:space:]]*none[[:space:]]*$' "$f" &&
+			stage=(--stage none)
 		if [[ -z $vms ]]; then
 			echo "missing '# vms: N' header in $f" > "$res/output"
 			rc=2
@@ -104,7 +109,7 @@ run_one() {
 			rc=$?
 		else
 			"$ROOT/scripts/vm.sh" -n "$vms" -c "${cpus:-1}" -t "${to:-300}" --mtu "${mtu:-1500}" \
-				-o "$res" "${slub[@]}" "$f" > "$res/output" 2>&1 < /dev/null
+				-o "$res" "${slub[@]}" "${stage[@]}" "$f" > "$res/output" 2>&1 < /dev/null
 			rc=$?
 		fi
 	fi
