@@ -191,7 +191,7 @@ check-6.12: vm-ready
 	install -D -m 644 $(MOD612)/kernel/sroce.ko $(STAGE612)/lib/modules/$(KVER_612)/updates/sroce.ko
 	$(MAKE) -C userspace install DESTDIR=$(STAGE612)
 	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE612) SROCE_RESULTS=$(BUILD)/results-6.12 \
-		scripts/run-tests.sh -x unit,provider $(if $(T),-t '$(T)')
+		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn $(if $(T),-t '$(T)')
 
 clean:
 ifneq ($(HAVE_KERNEL),)
