@@ -19,7 +19,7 @@ log() { echo "deps.sh: $*" >&2; }
 PKGS=(
 	"linux-headers-$KVER" linux-source-6.1
 	gcc make clang sparse perl pkg-config
-	qemu-system-x86 busybox-static kmod cpio xz-utils rsync
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd rsync
 	iproute2 iputils-ping procps ethtool tcpdump iperf3
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev

@@ -54,9 +54,17 @@ cp /bin/busybox "$work/bin/busybox"
 ln -s busybox "$work/bin/sh"
 install -m 755 "$ROOT/scripts/initramfs-init" "$work/init"
 : > "$work/mods/order"
+# Debian's 6.12 ships its modules xz-compressed; busybox's insmod wants
+# plain ELF, so they go in uncompressed.
 for p in "${order[@]}"; do
-	cp "$MODDIR/$p" "$work/mods/"
-	basename "$p" >> "$work/mods/order"
+	b=$(basename "$p")
+	case $b in
+	*.ko.xz) b=${b%.xz}; xz -dc "$MODDIR/$p" > "$work/mods/$b" ;;
+	*.ko.zst) b=${b%.zst}; zstd -qdc "$MODDIR/$p" > "$work/mods/$b" ;;
+	*.ko.gz) b=${b%.gz}; gzip -dc "$MODDIR/$p" > "$work/mods/$b" ;;
+	*) cp "$MODDIR/$p" "$work/mods/" ;;
+	esac
+	echo "$b" >> "$work/mods/order"
 done
 # Several runs may build it at once; each renames its own complete copy.
 (cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 > "$OUT.$$.tmp"

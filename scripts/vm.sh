@@ -177,8 +177,12 @@ unix_listening() { ss -Hlx 2>/dev/null | grep -qF " $1 "; }
 
 t0=$(date +%s.%N)
 if ((NVMS == 1)); then
-	# A hub with no other port gives eth0 a carrier and goes nowhere.
-	start_vm 1 "-netdev hubport,id=n0,hubid=0"
+	# A hub gives eth0 a carrier and goes nowhere. Its second port, with
+	# no peer, drops every frame: with eth0's the only port, qemu would
+	# hold the first frame forever and the guest's transmit ring would
+	# never drain (6.12's virtio_net then stops the queue for BQL and the
+	# netdev watchdog reports a transmit timeout every few seconds).
+	start_vm 1 "-netdev hubport,id=n0,hubid=0 -netdev hubport,id=n0sink,hubid=0"
 elif [[ ${SROCE_VM_LINK:-unix} == unix ]]; then
 	# A Unix stream socket between the two qemus: lossless and in order,
 	# unlike UDP, and without Nagle. qemu 7.2 leaves Nagle on for the TCP

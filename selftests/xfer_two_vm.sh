@@ -159,8 +159,16 @@ t_ok "sent_pkts and rcvd_pkts moved" \
 	sh -c "[ $(hw_counter sent_pkts) -gt $sent0 ] && [ $(hw_counter rcvd_pkts) -gt $rcvd0 ]"
 # vm2's requester (8 MiB sends and writes) and vm1's READ responses both
 # go out as fraglist batches (docs/transmit.md, "Transmit batching").
-t_ok "multi-packet transmit batches sent (tx_batches > 0)" \
-	test "$(hw_counter tx_batches)" -gt 0
+# Batching is compiled in for 6.1 kernels only (Kbuild); on any other
+# kernel, such as 6.12 (docs/kernel-6.12.md), every packet is its own skb.
+case $(uname -r) in
+6.1.*)
+	t_ok "multi-packet transmit batches sent (tx_batches > 0)" \
+		test "$(hw_counter tx_batches)" -gt 0 ;;
+*)
+	t_ok "no transmit batches on $(uname -r) (tx_batches = 0)" \
+		test "$(hw_counter tx_batches)" -eq 0 ;;
+esac
 t_ok "peers done" vm_barrier finished 300
 t_ok "rdma link delete" rdma link delete sroce0
 t_ok "rmmod sroce" rmmod sroce
