@@ -21,6 +21,7 @@
 # core of its own (a run to measure it is still due).
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/lib/teardown.sh"
 
 # The links udev or systemd make on a real system; the guest's devtmpfs
 # lacks them, and dkms is written with <(...) throughout.
@@ -117,32 +118,8 @@ t_ok "ibv_devinfo opens sroce0" sh -c 'ibv_devinfo -d sroce0 | grep -q PORT_ACTI
 t_ok "sroce0 has a RoCE v2 IPv4 GID" wait_for "roce_gid_index sroce0 > /dev/null" 60
 GID=$(roce_gid_index sroce0)
 
-# pingpong: ibv_rc_pingpong server in the background, the client once it
-# listens, both on sroce0 and checking every buffer (-c).
-port=18515
-pingpong() {
-	local srv rc_s rc_c
-	timeout 200 ibv_rc_pingpong -d sroce0 -g "$GID" -p $port -c -n 100 -s 4096 \
-		> /tmp/pp.srv 2>&1 &
-	srv=$!
-	if wait_for "tcp_listening $port || ! kill -0 $srv 2>/dev/null" 60 &&
-		kill -0 $srv 2>/dev/null; then
-		timeout 200 ibv_rc_pingpong -d sroce0 -g "$GID" -p $port -c -n 100 -s 4096 \
-			"$(my_ip)" > /tmp/pp.cli 2>&1
-		rc_c=$?
-	else
-		rc_c=99
-		kill $srv 2>/dev/null
-	fi
-	wait $srv
-	rc_s=$?
-	sed 's/^/srv: /' /tmp/pp.srv
-	sed 's/^/cli: /' /tmp/pp.cli 2>/dev/null
-	echo "server exit $rc_s, client exit $rc_c"
-	[ "$rc_s" = 0 ] && [ "$rc_c" = 0 ] && grep -q ' iters in ' /tmp/pp.srv &&
-		grep -q ' iters in ' /tmp/pp.cli
-}
-t_ok "ibv_rc_pingpong -c loopback (gid $GID)" pingpong
+# A checked 100-iteration ibv_rc_pingpong pair on sroce0 (lib/teardown.sh).
+t_ok "ibv_rc_pingpong -c loopback (gid $GID)" td_pingpong sroce0 "$GID" "$(my_ip)" 18515 100
 
 t_ok "rdma link delete sroce0" rdma link delete sroce0
 t_ok "sroce0 gone" wait_for "[ ! -e /sys/class/infiniband/sroce0 ]" 60
