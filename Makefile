@@ -180,6 +180,12 @@ DEBUG_MOD := $(BUILD)/debug-mod
 DEBUG_STAGE := $(BUILD)/stage-debug
 # Test modules (selftests/kmod) for a kernel other than KVER go to
 # build/kmod-KVER, where the tests look first.
+# $(call kmod_for,HEADERS,DIR,LOG): built from a copy in DIR, log appended.
+define kmod_for
+	rm -rf $(2) && mkdir -p $(2)
+	cp selftests/kmod/Kbuild selftests/kmod/*.c $(2)/
+	set -o pipefail; $(MAKE) -C $(1) M=$(2) modules 2>&1 | tee -a $(3)
+endef
 DEBUG_KMOD := $(BUILD)/kmod-$(DEBUG_KVER)
 check-debug: vm-ready
 	scripts/debug-kernel.sh
@@ -188,9 +194,7 @@ check-debug: vm-ready
 	cp Kbuild $(DEBUG_MOD)/
 	cp --parents kernel/Kbuild $(KSRC) $(DEBUG_MOD)/
 	set -o pipefail; $(MAKE) -C $(DEBUG_SRC) M=$(DEBUG_MOD) W=1 modules 2>&1 | tee $(BUILD)/debug-module.log
-	rm -rf $(DEBUG_KMOD) && mkdir -p $(DEBUG_KMOD)
-	cp selftests/kmod/Kbuild selftests/kmod/*.c $(DEBUG_KMOD)/
-	set -o pipefail; $(MAKE) -C $(DEBUG_SRC) M=$(DEBUG_KMOD) modules 2>&1 | tee -a $(BUILD)/debug-module.log
+	$(call kmod_for,$(DEBUG_SRC),$(DEBUG_KMOD),$(BUILD)/debug-module.log)
 	@! grep -E 'warning:|error:' $(BUILD)/debug-module.log
 	install -D -m 644 $(DEBUG_MOD)/kernel/sroce.ko $(DEBUG_STAGE)/lib/modules/$(DEBUG_KVER)/updates/sroce.ko
 	$(MAKE) -C userspace install DESTDIR=$(DEBUG_STAGE)
@@ -208,10 +212,7 @@ check-6.12: vm-ready
 	rm -rf $(STAGE612)
 	install -D -m 644 $(MOD612)/kernel/sroce.ko $(STAGE612)/lib/modules/$(KVER_612)/updates/sroce.ko
 	$(MAKE) -C userspace install DESTDIR=$(STAGE612)
-	rm -rf $(BUILD)/kmod-$(KVER_612) && mkdir -p $(BUILD)/kmod-$(KVER_612)
-	cp selftests/kmod/Kbuild selftests/kmod/*.c $(BUILD)/kmod-$(KVER_612)/
-	$(MAKE) -C $(CURDIR)/.cache/k612/usr/src/linux-headers-$(KVER_612) \
-		M=$(BUILD)/kmod-$(KVER_612) modules
+	$(call kmod_for,$(CURDIR)/.cache/k612/usr/src/linux-headers-$(KVER_612),$(BUILD)/kmod-$(KVER_612),$(BUILD)/module-6.12.log)
 	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE612) SROCE_RESULTS=$(BUILD)/results-6.12 \
 		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn $(if $(T),-t '$(T)')
 

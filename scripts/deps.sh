@@ -16,6 +16,28 @@ CACHE=${SROCE_CACHE:-$ROOT/.cache}
 die() { echo "deps.sh: error: $*" >&2; exit 1; }
 log() { echo "deps.sh: $*" >&2; }
 
+# apt_download DIR PKG...: apt-get download into DIR; if that fails (stale
+# package lists), once more after an apt-get update.
+apt_download() {
+	local dir=$1
+	shift
+	(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$@") >&2 && return 0
+	apt-get update -qq || true
+	(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$@") >&2
+}
+
+# fetch_debs DIR WHAT PKG...: the .debs of PKG... in DIR, downloaded once.
+fetch_debs() {
+	local dir=$1 what=$2
+	shift 2
+	[[ -f $dir/.done ]] && return 0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	log "downloading $what: $*"
+	apt_download "$dir" "$@" || die "cannot download $*"
+	touch "$dir/.done"
+}
+
 PKGS=(
 	"linux-headers-$KVER" linux-source-6.1
 	gcc make clang sparse perl pkg-config
@@ -65,11 +87,8 @@ if [[ ! -f $KDIR/.done ]]; then
 	deb=${SROCE_KERNEL_DEB:-}
 	if [[ -z $deb ]]; then
 		log "downloading linux-image-$KVER=$KDEBVER"
-		if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$KVER=$KDEBVER") >&2; then
-			apt-get update -qq || true
-			(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "linux-image-$KVER=$KDEBVER") >&2 ||
-				die "cannot download linux-image-$KVER version $KDEBVER (set SROCE_KERNEL_DEB=/path/to.deb to use a local copy)"
-		fi
+		apt_download "$tmp" "linux-image-$KVER=$KDEBVER" ||
+			die "cannot download linux-image-$KVER version $KDEBVER (set SROCE_KERNEL_DEB=/path/to.deb to use a local copy)"
 		deb=$(echo "$tmp"/linux-image-*.deb)
 	fi
 	[[ -f $deb ]] || die "kernel package $deb not found"
@@ -89,35 +108,13 @@ fi
 # these packages' files over their root; installing them on the host would
 # start an NFS server and rpcbind there.
 GDEBS=(nfs-kernel-server nfs-common libnfsidmap1 rpcbind libwrap0 keyutils)
-GDIR=$CACHE/guest-debs
-if [[ ! -f $GDIR/.done ]]; then
-	rm -rf "$GDIR"
-	mkdir -p "$GDIR"
-	log "downloading guest-only packages: ${GDEBS[*]}"
-	if ! (cd "$GDIR" && apt-get download -q -o APT::Sandbox::User=root "${GDEBS[@]}") >&2; then
-		apt-get update -qq || true
-		(cd "$GDIR" && apt-get download -q -o APT::Sandbox::User=root "${GDEBS[@]}") >&2 ||
-			die "cannot download ${GDEBS[*]}"
-	fi
-	touch "$GDIR/.done"
-fi
+fetch_debs "$CACHE/guest-debs" "guest-only packages" "${GDEBS[@]}"
 
 # --- dkms, for the package test ----------------------------------------
 # selftests/deb_install.sh installs sroce-dkms in a guest without network;
 # dkms itself comes from here (the rest it needs is on the host, above).
 # Not installed on the host: there it would build and install modules.
-DDIR=$CACHE/dkms-debs
-if [[ ! -f $DDIR/.done ]]; then
-	rm -rf "$DDIR"
-	mkdir -p "$DDIR"
-	log "downloading dkms for the package test"
-	if ! (cd "$DDIR" && apt-get download -q -o APT::Sandbox::User=root dkms) >&2; then
-		apt-get update -qq || true
-		(cd "$DDIR" && apt-get download -q -o APT::Sandbox::User=root dkms) >&2 ||
-			die "cannot download dkms"
-	fi
-	touch "$DDIR/.done"
-fi
+fetch_debs "$CACHE/dkms-debs" "dkms for the package test" dkms
 
 # --- bits of the kernel source tree -------------------------------------
 SDIR=$CACHE/linux-src
