@@ -126,6 +126,12 @@ struct sroce_dev {
 	struct ib_device ibdev;
 	struct net_device *ndev;	/* held (netdev_hold) for our lifetime */
 	netdevice_tracker ndev_tracker;
+	/*
+	 * The netdev's namespace when the device was made (moving the
+	 * netdev removes the device), and its RoCEv2 sockets (sroce_net.c).
+	 */
+	possible_net_t net;
+	struct sroce_netns *sn;
 	struct list_head list;		/* in the global device list, RCU */
 
 	struct ib_device_attr attr;
@@ -159,6 +165,11 @@ struct sroce_dev {
 	DECLARE_HASHTABLE(mcgs, 6);	/* struct sroce_mcg, RCU */
 	u32 nmcg, nmcast_attach;
 };
+
+static inline struct net *sroce_dev_net(const struct sroce_dev *dev)
+{
+	return read_pnet(&dev->net);
+}
 
 struct sroce_ucontext {
 	struct ib_ucontext ibuc;

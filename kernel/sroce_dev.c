@@ -283,12 +283,6 @@ static int sroce_check_netdev(struct net_device *ndev)
 	}
 	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
 		return -ENODEV;
-	/* Sockets, routes and address lookups all live in init_net. */
-	if (!net_eq(dev_net(ndev), &init_net)) {
-		pr_err("sroce: %s is in another network namespace; only the initial one is supported\n",
-		       netdev_name(ndev));
-		return -EOPNOTSUPP;
-	}
 	return 0;
 }
 

@@ -21,18 +21,35 @@
 #include <linux/interrupt.h>
 #include <linux/hash.h>
 #include <linux/delay.h>
+#include <linux/wait_bit.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
 #include <net/addrconf.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include "sroce.h"
 #include "sroce_icrc.h"
 #include "sroce_trace.h"
 
-static struct socket *sroce_sock4;
-static struct socket *sroce_sock6;
+/*
+ * The RoCEv2 sockets of one network namespace, open while a device on a
+ * netdev in it exists (@users counts them; init_net's are open as long
+ * as the module is loaded, so a taken port fails modprobe as before).
+ * They live in the namespace's net_generic storage, which is freed after
+ * sroce_netns_exit(): that waits until the last device has let go.
+ * @users and the sockets change under sroce_netns_mutex.
+ */
+struct sroce_netns {
+	struct socket *sock4;
+	struct socket *sock6;
+	int users;
+};
+
+static unsigned int sroce_net_id __read_mostly;
+static DEFINE_MUTEX(sroce_netns_mutex);
 
 /*
  * The loopback queue, one for the host: a QP's packets must arrive in the
@@ -176,8 +193,12 @@ static void sroce_net_rcv(struct sk_buff *skb)
 
 	memset(&rx, 0, sizeof(rx));	/* the drop tracepoint reads its QPN */
 	dev = sroce_dev_get_by_netdev(skb->dev);
-	if (!dev && is_vlan_dev(skb->dev))
+	if (!dev && is_vlan_dev(skb->dev)) {
 		dev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
+		/* A VLAN moved to another namespace is not ours to serve. */
+		if (dev && !net_eq(dev_net(skb->dev), sroce_dev_net(dev)))
+			goto drop_dev;
+	}
 	if (!dev)
 		goto drop;
 
@@ -310,17 +331,18 @@ static void sroce_loop_run(struct tasklet_struct *t)
 		tasklet_schedule(t);
 }
 
-/* The netdev owning the packet's destination address, held. */
-static struct net_device *sroce_local_dev(struct sk_buff *skb)
+/* The netdev in @net owning the packet's destination address, held. */
+static struct net_device *sroce_local_dev(struct net *net,
+					  struct sk_buff *skb)
 {
 	struct net_device *ndev;
 
 	rcu_read_lock();
 	if (skb->protocol == htons(ETH_P_IP))
-		ndev = __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+		ndev = __ip_dev_find(net, ip_hdr(skb)->daddr, false);
 	else
-		ndev = ipv6_stub->ipv6_dev_find(&init_net,
-						&ipv6_hdr(skb)->daddr, NULL);
+		ndev = ipv6_stub->ipv6_dev_find(net, &ipv6_hdr(skb)->daddr,
+						NULL);
 	if (ndev)
 		dev_hold(ndev);
 	rcu_read_unlock();
@@ -342,7 +364,7 @@ static int sroce_loop_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!READ_ONCE(qp->loop_peer))
 		WRITE_ONCE(qp->loop_peer, true);
 	skb_dst_drop(skb);
-	ndev = sroce_local_dev(skb);
+	ndev = sroce_local_dev(sroce_dev_net(qp->dev), skb);
 	if (!ndev) {
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
@@ -522,21 +544,110 @@ void sroce_net_tx_unwait(struct sroce_qp *qp)
  */
 static void (*sroce_sk_write_space_orig)(struct sock *sk);
 
+static struct socket *sroce_udp_open(struct net *net, bool v6);
+
+/* @net's RoCEv2 sockets, opened for its first user. */
+static struct sroce_netns *sroce_netns_get(struct net *net)
+{
+	struct sroce_netns *sn = net_generic(net, sroce_net_id);
+	struct socket *sock;
+	int err = 0;
+
+	mutex_lock(&sroce_netns_mutex);
+	if (sn->users)
+		goto out;
+	sock = sroce_udp_open(net, false);
+	if (IS_ERR(sock)) {
+		err = PTR_ERR(sock);
+		if (net_eq(net, &init_net))
+			pr_err("sroce: cannot bind UDP port %u (IPv4): %d\n",
+			       SROCE_UDP_PORT, err);
+		else
+			pr_err("sroce: cannot bind UDP port %u (IPv4) in the netdev's network namespace: %d\n",
+			       SROCE_UDP_PORT, err);
+		goto out;
+	}
+	sn->sock4 = sock;
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sock = sroce_udp_open(net, true);
+		/* IPv4-only hosts still get a working device. */
+		if (IS_ERR(sock))
+			pr_warn("sroce: no IPv6 socket: %ld\n", PTR_ERR(sock));
+		else
+			sn->sock6 = sock;
+	}
+out:
+	if (!err)
+		WRITE_ONCE(sn->users, sn->users + 1);
+	mutex_unlock(&sroce_netns_mutex);
+	return err ? ERR_PTR(err) : sn;
+}
+
 /*
- * The budget's socket: a plain kernel UDP socket, never bound, used only
- * for its write-memory accounting (sock_wfree is the skb destructor).
+ * The last user closes the sockets.  @users drops to zero only after
+ * that, and sroce_netns_exit() may free @sn as soon as it has: the wake
+ * only hashes the address.
+ */
+static void sroce_netns_put(struct sroce_netns *sn)
+{
+	mutex_lock(&sroce_netns_mutex);
+	if (sn->users == 1) {
+		if (sn->sock6)
+			udp_tunnel_sock_release(sn->sock6);
+		udp_tunnel_sock_release(sn->sock4);
+		sn->sock6 = NULL;
+		sn->sock4 = NULL;
+		/* Let encap_rcv callers that raced with the release finish. */
+		synchronize_net();
+	}
+	WRITE_ONCE(sn->users, sn->users - 1);
+	mutex_unlock(&sroce_netns_mutex);
+	wake_up_var(&sn->users);
+}
+
+/*
+ * A dying namespace has unregistered its netdevs before subsystems exit,
+ * and each of our devices on one is being unregistered from ib_core's
+ * workqueue: wait for their last transmit to drain and the sockets to
+ * close before the namespace's storage goes.
+ */
+static void __net_exit sroce_netns_exit(struct net *net)
+{
+	struct sroce_netns *sn = net_generic(net, sroce_net_id);
+
+	wait_var_event(&sn->users, !READ_ONCE(sn->users));
+}
+
+static struct pernet_operations sroce_net_ops = {
+	.exit = sroce_netns_exit,
+	.id = &sroce_net_id,
+	.size = sizeof(struct sroce_netns),
+};
+
+/*
+ * The device sends and receives in its netdev's namespace, through that
+ * namespace's sockets.  The budget's socket is a plain kernel UDP socket
+ * in init_net, never bound, used only for its write-memory accounting
+ * (sock_wfree is the skb destructor).
  */
 int sroce_net_dev_init(struct sroce_dev *dev)
 {
+	struct net *net = dev_net(dev->ndev);
+	struct sroce_netns *sn;
 	struct socket *sock;
 	int err;
 
 	spin_lock_init(&dev->tx_wait_lock);
 	INIT_LIST_HEAD(&dev->tx_waiters);
+	sn = sroce_netns_get(net);
+	if (IS_ERR(sn))
+		return PTR_ERR(sn);
+	write_pnet(&dev->net, net);
+	dev->sn = sn;
 	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
 			       &sock);
 	if (err)
-		return err;
+		return err;	/* dealloc_driver drops @sn */
 	write_lock_bh(&sock->sk->sk_callback_lock);
 	WRITE_ONCE(sroce_sk_write_space_orig, sock->sk->sk_write_space);
 	sock->sk->sk_write_space = sroce_tx_write_space;
@@ -561,7 +672,7 @@ int sroce_net_dev_init(struct sroce_dev *dev)
  * callback back instead.  A call of ours already under way runs its body
  * under RCU, mostly from softirq; the grace period waits it out.
  */
-void sroce_net_dev_fini(struct sroce_dev *dev)
+static void sroce_txsk_fini(struct sroce_dev *dev)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(SROCE_TX_DRAIN_MS);
 	struct sock *sk;
@@ -585,6 +696,15 @@ void sroce_net_dev_fini(struct sroce_dev *dev)
 	}
 	sock_release(dev->txsk);
 	dev->txsk = NULL;
+}
+
+void sroce_net_dev_fini(struct sroce_dev *dev)
+{
+	sroce_txsk_fini(dev);
+	if (dev->sn) {
+		sroce_netns_put(dev->sn);
+		dev->sn = NULL;
+	}
 }
 
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
@@ -653,7 +773,7 @@ static struct rtable *sroce_route4(const struct sroce_qp *qp,
 	fl4.daddr = av->daddr.v4.sin_addr.s_addr;
 	fl4.fl4_sport = htons(qp->src_port);
 	fl4.fl4_dport = htons(SROCE_UDP_PORT);
-	rt = ip_route_output_key(&init_net, &fl4);
+	rt = ip_route_output_key(sroce_dev_net(qp->dev), &fl4);
 	if (!IS_ERR(rt))
 		*saddr = fl4.saddr;
 	return rt;
@@ -678,17 +798,18 @@ static void sroce_push_ip4(struct sk_buff *skb, const struct sroce_qp *qp,
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = saddr;
 	iph->daddr = av->daddr.v4.sin_addr.s_addr;
-	__ip_select_ident(&init_net, iph, 1);
+	__ip_select_ident(sroce_dev_net(qp->dev), iph, 1);
 	ip_send_check(iph);
 }
 
-static int sroce_out4(struct sk_buff *skb)
+static int sroce_out4(const struct sroce_qp *qp, struct sk_buff *skb)
 {
+	struct sroce_dev *dev = qp->dev;
 	int err;
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	/* net_xmit_eval() evaluates its argument twice: call first */
-	err = ip_local_out(&init_net, sroce_sock4->sk, skb);
+	err = ip_local_out(sroce_dev_net(dev), dev->sn->sock4->sk, skb);
 	err = net_xmit_eval(err);
 	return err > 0 ? -ENOBUFS : err;
 }
@@ -708,7 +829,7 @@ static int sroce_xmit4_via(struct sroce_qp *qp, const struct sroce_av *av,
 	}
 	if (local)
 		return sroce_loop_xmit(qp, skb);
-	return sroce_out4(skb);
+	return sroce_out4(qp, skb);
 }
 
 static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
@@ -728,13 +849,15 @@ static int sroce_xmit4(struct sroce_qp *qp, const struct sroce_av *av,
 static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb)
 {
+	struct net *net = sroce_dev_net(qp->dev);
+	struct socket *sock6 = qp->dev->sn->sock6;
 	struct flowi6 fl6 = {};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	bool local;
 	int err;
 
-	if (!IS_ENABLED(CONFIG_IPV6) || !sroce_sock6) {
+	if (!IS_ENABLED(CONFIG_IPV6) || !sock6) {
 		kfree_skb(skb);
 		return -EAFNOSUPPORT;
 	}
@@ -747,8 +870,7 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 					  IPV6_FLOWLABEL_MASK);
 	fl6.fl6_sport = htons(qp->src_port);
 	fl6.fl6_dport = htons(SROCE_UDP_PORT);
-	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, sroce_sock6->sk,
-					      &fl6, NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock6->sk, &fl6, NULL);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -780,7 +902,7 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 		return sroce_loop_xmit(qp, skb);
 
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	err = ip6_local_out(&init_net, sroce_sock6->sk, skb);
+	err = ip6_local_out(net, sock6->sk, skb);
 	err = net_xmit_eval(err);
 	return err > 0 ? -ENOBUFS : err;
 }
@@ -970,14 +1092,14 @@ void sroce_net_flush(struct sroce_qp *qp, struct sroce_txb *b)
 	b->tail = NULL;
 	b->rt = NULL;
 	b->n = 0;
-	err = sroce_out4(head);
+	err = sroce_out4(qp, head);
 	sroce_qp_count_add(qp, err ? SROCE_CNT_TX_DROPS : SROCE_CNT_SENT_PKTS,
 			n);
 	if (!err && n > 1)
 		sroce_qp_count(qp, SROCE_CNT_TX_BATCHES);
 }
 
-static struct socket *sroce_udp_open(bool v6)
+static struct socket *sroce_udp_open(struct net *net, bool v6)
 {
 	struct udp_tunnel_sock_cfg tcfg = {};
 	struct udp_port_cfg ucfg = {};
@@ -989,14 +1111,14 @@ static struct socket *sroce_udp_open(bool v6)
 	ucfg.local_udp_port = htons(SROCE_UDP_PORT);
 	/* Peers send a zero UDP checksum over IPv6 too. */
 	ucfg.use_udp6_rx_checksums = 0;
-	err = udp_sock_create(&init_net, &ucfg, &sock);
+	err = udp_sock_create(net, &ucfg, &sock);
 	if (err)
 		return ERR_PTR(err);
 
 	/* No gro_receive: each RoCE packet is its own transport unit. */
 	tcfg.encap_type = 1;
 	tcfg.encap_rcv = sroce_udp_encap_rcv;
-	setup_udp_tunnel_sock(&init_net, sock, &tcfg);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
 	/*
 	 * That turned multicast loopback off (IPv4 only).  A datagram to a
 	 * group must reach the group's QPs on this host too, as it does
@@ -1021,45 +1143,39 @@ static void sroce_loop_exit(void)
 
 int sroce_net_init(void)
 {
+	struct sroce_netns *sn;
 	int err;
 
 	skb_queue_head_init(&sroce_loop.queue);
 	tasklet_setup(&sroce_loop.tasklet, sroce_loop_run);
 
-	sroce_sock4 = sroce_udp_open(false);
-	if (IS_ERR(sroce_sock4)) {
-		err = PTR_ERR(sroce_sock4);
-		pr_err("sroce: cannot bind UDP port %u (IPv4): %d\n",
-		       SROCE_UDP_PORT, err);
-		sroce_sock4 = NULL;
-		sroce_loop_exit();
-		return err;
-	}
-	if (IS_ENABLED(CONFIG_IPV6)) {
-		sroce_sock6 = sroce_udp_open(true);
-		if (IS_ERR(sroce_sock6)) {
-			/* IPv4-only hosts still get a working device. */
-			pr_warn("sroce: no IPv6 socket: %ld\n",
-				PTR_ERR(sroce_sock6));
-			sroce_sock6 = NULL;
-		}
+	err = register_pernet_subsys(&sroce_net_ops);
+	if (err)
+		goto err_loop;
+	sn = sroce_netns_get(&init_net);
+	if (IS_ERR(sn)) {
+		err = PTR_ERR(sn);
+		goto err_pernet;
 	}
 	err = sroce_engine_init();
 	if (err)
-		sroce_net_exit();
+		goto err_put;
+	return 0;
+
+err_put:
+	sroce_netns_put(sn);
+err_pernet:
+	unregister_pernet_subsys(&sroce_net_ops);
+err_loop:
+	sroce_loop_exit();
 	return err;
 }
 
+/* Every device is gone: only the module's own init_net user is left. */
 void sroce_net_exit(void)
 {
-	if (sroce_sock6)
-		udp_tunnel_sock_release(sroce_sock6);
-	if (sroce_sock4)
-		udp_tunnel_sock_release(sroce_sock4);
-	sroce_sock6 = NULL;
-	sroce_sock4 = NULL;
-	/* Let encap_rcv callers that raced with the release finish. */
-	synchronize_net();
+	sroce_netns_put(net_generic(&init_net, sroce_net_id));
+	unregister_pernet_subsys(&sroce_net_ops);
 	sroce_loop_exit();
 	sroce_engine_exit();
 }

@@ -372,7 +372,8 @@ int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
 	/*
 	 * Sources are addresses of our netdev or of a VLAN directly on it
 	 * (ib_core gives us those GIDs too): the VLAN device adds the tag.
-	 * Other upper devices (macvlan, bonds, VLAN on VLAN) are not ours.
+	 * Other upper devices (macvlan, bonds, VLAN on VLAN) are not ours,
+	 * nor a VLAN moved to another namespace: we send in the netdev's.
 	 */
 	memset(av, 0, sizeof(*av));
 	rcu_read_lock();
@@ -380,7 +381,8 @@ int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
 	ours = !IS_ERR(gid_ndev) &&
 	       (gid_ndev == dev->ndev ||
 		(is_vlan_dev(gid_ndev) &&
-		 vlan_dev_real_dev(gid_ndev) == dev->ndev));
+		 vlan_dev_real_dev(gid_ndev) == dev->ndev &&
+		 net_eq(dev_net(gid_ndev), sroce_dev_net(dev))));
 	if (ours)
 		av->ifindex = gid_ndev->ifindex;
 	rcu_read_unlock();

@@ -159,15 +159,6 @@ long=$(printf 'n%.0s' $(seq 70))
 t_ok "a 70-character name is refused" refused "$long"
 t_ok "second device on eth0 refused" sh -c \
 	'dmesg -C; ! rdma link add other0 type sroce netdev eth0 && dmesg | grep -q "eth0 already has device eth0_sroce"'
-netns_refused() {
-	ip netns add nsx && ip link add vns0 type veth peer name vns1 &&
-		ip link set vns1 netns nsx && ip -n nsx link set vns1 up || return 1
-	dmesg -C
-	ip netns exec nsx rdma link add nsdev type sroce netdev vns1 && return 1
-	dmesg | grep "vns1 is in another network namespace" &&
-		[ ! -e /sys/class/infiniband/nsdev ]
-}
-t_ok "netdev in another network namespace refused" netns_refused
 t_ok "nothing left behind: eth0_sroce alone" test "$(devs)" = "eth0_sroce "
 t_ok "eth0_sroce still works" pingpong eth0_sroce -n 20 -s 1024
 
