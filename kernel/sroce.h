@@ -48,9 +48,11 @@
 /*
  * Rings and their kernel-side copies, sized by the caller: charged to the
  * caller's memory cgroup, and -ENOMEM rather than the OOM killer when they
- * do not fit.
+ * do not fit.  A process at its limit is told so by the error; the log
+ * gets no allocation-failure dump for it (6.12's vmalloc prints one).
  */
-#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
 #define SROCE_MAX_PKEYS		1
 #define SROCE_DEFAULT_PKEY	0xffff
 
