@@ -465,6 +465,7 @@ extern const struct ib_device_ops sroce_mcast_ops;	/* sroce_mcast.c */
 /* sroce_dev.c: devices and their netdevs */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *dev);
+void sroce_dev_unregister_net(struct net *net);
 /* rdma_link_ops.newlink: `rdma link add NAME type sroce netdev NDEV` */
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 int sroce_dev_init(void);

@@ -47,6 +47,26 @@ void sroce_dev_put(struct sroce_dev *dev)
 	ib_device_put(&dev->ibdev);
 }
 
+/*
+ * Queue the unregistration of every registered device that sends in
+ * @net, for a namespace going away with devices its netdev events missed
+ * (a netdev moved while ib_core had the device disabled).
+ */
+void sroce_dev_unregister_net(struct net *net)
+{
+	struct sroce_dev *dev;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(dev, &sroce_dev_list, list) {
+		if (!net_eq(sroce_dev_net(dev), net) ||
+		    !ib_device_try_get(&dev->ibdev))
+			continue;
+		ib_unregister_device_queued(&dev->ibdev);
+		sroce_dev_put(dev);
+	}
+	rcu_read_unlock();
+}
+
 /* Largest IB MTU whose packets, with every RoCEv2 header, fit the netdev. */
 static enum ib_mtu sroce_mtu_for(unsigned int ndev_mtu)
 {
@@ -349,11 +369,14 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	/*
 	 * Events that came while registering found no device: catch up now,
-	 * with RTNL holding further events back.
+	 * with RTNL holding further events back.  A netdev moved to another
+	 * namespace meanwhile took the device with it, as it would have
+	 * after registration.
 	 */
 	rtnl_lock();
 	if (ib_device_try_get(&dev->ibdev)) {
-		if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+		if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED ||
+		    !net_eq(dev_net(ndev), sroce_dev_net(dev)))
 			ib_unregister_device_queued(&dev->ibdev);
 		else
 			sroce_port_update(dev);

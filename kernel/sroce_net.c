@@ -602,6 +602,8 @@ static void sroce_netns_put(struct sroce_netns *sn)
 	}
 	WRITE_ONCE(sn->users, sn->users - 1);
 	mutex_unlock(&sroce_netns_mutex);
+	/* The waiter must see @users before we look for it (wake_up_var). */
+	smp_mb();
 	wake_up_var(&sn->users);
 }
 
@@ -609,13 +611,21 @@ static void sroce_netns_put(struct sroce_netns *sn)
  * A dying namespace has unregistered its netdevs before subsystems exit,
  * and each of our devices on one is being unregistered from ib_core's
  * workqueue: wait for their last transmit to drain and the sockets to
- * close before the namespace's storage goes.
+ * close before the namespace's storage goes.  A device whose netdev
+ * event went unseen is unregistered from here; one ib_core had disabled
+ * then is caught on a later round, once it is enabled again.
  */
 static void __net_exit sroce_netns_exit(struct net *net)
 {
 	struct sroce_netns *sn = net_generic(net, sroce_net_id);
+	int rounds = 0;
 
-	wait_var_event(&sn->users, !READ_ONCE(sn->users));
+	while (!wait_var_event_timeout(&sn->users, !READ_ONCE(sn->users),
+				       HZ)) {
+		sroce_dev_unregister_net(net);
+		if (++rounds == 30)
+			pr_warn("sroce: a device of a dying network namespace is not going away\n");
+	}
 }
 
 static struct pernet_operations sroce_net_ops = {
@@ -632,18 +642,31 @@ static struct pernet_operations sroce_net_ops = {
  */
 int sroce_net_dev_init(struct sroce_dev *dev)
 {
-	struct net *net = dev_net(dev->ndev);
 	struct sroce_netns *sn;
 	struct socket *sock;
+	struct net *net;
 	int err;
 
 	spin_lock_init(&dev->tx_wait_lock);
 	INIT_LIST_HEAD(&dev->tx_waiters);
+	/*
+	 * RTNL keeps the netdev where it is while we take a reference on
+	 * its namespace: one whose exit already ran must not be given
+	 * sockets.  Once @sn is held, the exit waits for us.
+	 */
+	rtnl_lock();
+	net = maybe_get_net(dev_net(dev->ndev));
+	rtnl_unlock();
+	if (!net)
+		return -ENODEV;
 	sn = sroce_netns_get(net);
+	if (!IS_ERR(sn)) {
+		write_pnet(&dev->net, net);
+		dev->sn = sn;
+	}
+	put_net(net);
 	if (IS_ERR(sn))
 		return PTR_ERR(sn);
-	write_pnet(&dev->net, net);
-	dev->sn = sn;
 	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
 			       &sock);
 	if (err)

@@ -240,6 +240,23 @@ t_ok "nb's socket closed" wait_for '! bound nb' 30
 t_ok "delete nb" ip netns del nb
 t_ok "no device left" test -z "$(devs)"
 
+# rdma link add racing a move of its netdev to another namespace, ten
+# times: whichever wins, once both namespaces are deleted no device is
+# left, and (below) their teardown completed.
+race_move() {
+	local i
+	for i in $(seq 10); do
+		ip netns add r1 && ip netns add r2 &&
+			ip link add rv netns r1 type veth peer name rw netns r1 || return 1
+		ip netns exec r1 rdma link add rs type sroce netdev rv 2> /dev/null &
+		ip -n r1 link set rv netns r2
+		wait $!
+		ip netns del r1 && ip netns del r2 || return 1
+		wait_for '[ ! -e /sys/class/infiniband/rs ]' 30 || return 1
+	done
+}
+t_ok "rdma link add racing its netdev's move, 10 rounds: nothing left" race_move
+
 # --- exclusive mode -------------------------------------------------------
 # ib_core refuses the switch while any other namespace exists: the deleted
 # ones are torn down in the background.
