@@ -131,6 +131,7 @@ struct sroce_resp_res {
 	u64 va;
 	u64 orig;			/* atomic: value before the operation */
 	u32 replay_left;		/* READ: packets duplicates may resend */
+	u32 replay_psn;			/* READ: latest PSN a duplicate asked from */
 	s64 seq0;			/* READ: resp.tx_seq of first_psn's packet */
 };
 

@@ -257,6 +257,7 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	res->rkey = pkt->h.reth_rkey;
 	res->len = len;
 	res->replay_left = npkts * SROCE_RESP_REPLAY_MAX;
+	res->replay_psn = res->first_psn;
 	res->seq0 = resp->tx_seq;
 
 	/* the MSN counts the READ now, before its responses (C9-148) */
@@ -322,16 +323,26 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 }
 
 /*
- * A READ's response may be sent again while its resource lasts, and only
- * SROCE_RESP_REPLAY_MAX times over: a peer that floods duplicates gets
- * the rest refused (and counted), never an unbounded amount of data.
+ * A READ's response may be sent again while its resource lasts.  Copies
+ * asking from one PSN get what they ask for SROCE_RESP_REPLAY_MAX times
+ * over and the rest refused (and counted), so a peer that floods
+ * duplicates never gets an unbounded amount of data.  A copy asking from
+ * a later PSN than any before says the requester has everything up to
+ * there (go-back-N after a loss) and starts a new allowance for the tail:
+ * a long READ over a lossy link re-requests once per loss, each time
+ * from further on, and must not run out.  That keeps a READ's resends
+ * below SROCE_RESP_REPLAY_MAX times the sum of its tails.
  */
 static bool resp_replay_ok(struct sroce_qp *qp, struct sroce_resp_res *res,
-			   u32 len)
+			   u32 psn, u32 len)
 {
 	u32 mtu = sroce_resp_mtu(qp);
 	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 
+	if (sroce_psn_after(psn, res->replay_psn)) {
+		res->replay_psn = psn;
+		res->replay_left = npkts * SROCE_RESP_REPLAY_MAX;
+	}
 	if (npkts > res->replay_left) {
 		sroce_qp_count(qp, SROCE_CNT_DUP_READ_REFUSED);
 		return false;
@@ -394,7 +405,7 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 		sroce_qp_count(qp, SROCE_CNT_DUP_READ_LATE);
 		return RESP_OK;
 	}
-	if (!resp_replay_ok(qp, res, len))
+	if (!resp_replay_ok(qp, res, pkt->h.psn, len))
 		return RESP_OK;
 	res->seq0 = (s64)resp->tx_seq - off;
 	/* the key is checked again: it may have been invalidated since */

@@ -272,6 +272,35 @@ t_ok "the copy was counted late (dup_read_late +1) and not answered" \
 	test "$LATE" = 1 -a "$NRESP" = 1025
 qp_in_rts() { vcmd state && [ "$ANS" = "ok state=3" ]; }
 t_ok "victim QP still in RTS" qp_in_rts
+
+# Go-back-N over a lossy link: a 24-packet READ, then a copy asking from
+# each later PSN in turn, as a requester re-requests after each lost
+# response. Each copy is further on than the last, so each is answered
+# although together they ask for 276 packets, more than 8 times the 24
+# a same-PSN flood is allowed.
+P0=$((RQ_PSN + 1028))
+PL=$((P0 + 23))
+tails_seen() { grep -cE "^rx RC_READ_RESP_(LAST|ONLY) .*psn=$PL " $L; }
+go_back_n() {
+	local k
+	for k in $(seq 1 23); do
+		inject op=RC_READ_REQUEST qpn="$QPN" psn=$((P0 + k)) \
+			va=$(printf '0x%x' $((VA + k * 1024))) rkey="$RKEY" \
+			dmalen=$(((24 - k) * 1024)) || return 1
+		wait_for "[ \$(tails_seen) -ge $((k + 1)) ]" 10 ||
+			{ echo "no answer from PSN + $k"; return 1; }
+	done
+}
+L0=$(grep -c '^rx RC_READ_RESP' $L)
+R0=$(hw_counter dup_read_refused sroce1)
+t_ok "inject READ 24 KiB" \
+	inject op=RC_READ_REQUEST qpn="$QPN" psn=$P0 va="$VA" rkey="$RKEY" dmalen=24576
+t_ok "answered" wait_for "[ \$(tails_seen) -ge 1 ]" 10
+t_ok "23 copies, each from one PSN further: each answered with its tail" go_back_n
+t_ok "none refused" test "$(hw_counter dup_read_refused sroce1)" -eq "$R0"
+t_ok "24 + 276 response packets" \
+	test $(($(grep -c '^rx RC_READ_RESP' $L) - L0)) -eq 300
+t_ok "victim QP still in RTS" qp_in_rts
 listen_stop
 victim_stop
 
