@@ -28,27 +28,12 @@ provider_is() {
 }
 
 # pingpong DEV [ARGS...]: loopback ibv_rc_pingpong on DEV, every buffer
-# checked (-c); server in the background, client once it listens.
+# checked (-c).
 pingpong() {
-	local dev=$1 gid srv rc_s rc_c
+	local dev=$1 gid
 	shift
 	gid=$(roce_gid_index "$dev" "$(dev_ip "$dev")") || { echo "no GID on $dev"; return 1; }
-	timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p $port -c "$@" > /tmp/pp.srv 2>&1 &
-	srv=$!
-	if wait_for "tcp_listening $port || ! kill -0 $srv 2>/dev/null" 30; then
-		timeout 120 ibv_rc_pingpong -d "$dev" -g "$gid" -p $port -c "$@" \
-			"$(dev_ip "$dev")" > /tmp/pp.cli 2>&1
-		rc_c=$?
-	else
-		rc_c=99
-	fi
-	wait $srv
-	rc_s=$?
-	port=$((port + 1))
-	sed 's/^/srv: /' /tmp/pp.srv
-	sed 's/^/cli: /' /tmp/pp.cli
-	[ $rc_s = 0 ] && [ $rc_c = 0 ] && grep -q ' iters in ' /tmp/pp.srv &&
-		grep -q ' iters in ' /tmp/pp.cli
+	pingpong_pair "" "$dev" "$gid" "" "$dev" "$gid" "$(dev_ip "$dev")" "$@"
 }
 
 # dev_ip DEV: the IPv4 address of DEV's netdev (sysfs "parent").

@@ -60,32 +60,15 @@ gid_in() {
 }
 
 # pingpong NSA DEVA IPA NSB DEVB IPB ARGS...: ibv_rc_pingpong, every
-# buffer checked (-c), server on DEVA in NSA, client on DEVB in NSB, each
-# on its GID for its IP. The TCP exchange runs in the namespaces too, to
+# buffer checked, server on DEVA in NSA, client on DEVB in NSB, each on
+# its GID for its IP. The TCP exchange runs in the namespaces too, to
 # IPA, or to TCP_TO (the server listens on IPv4 only).
 pingpong() {
-	local nsa=$1 da=$2 ipa=$3 nsb=$4 db=$5 ipb=$6 ga gb srv rc_s rc_c
-	local to=${TCP_TO:-$3}
+	local ga gb nsa=$1 da=$2 ipa=$3 nsb=$4 db=$5 ipb=$6
 	shift 6
 	ga=$(gid_in "$nsa" "$da" "$ipa") && gb=$(gid_in "$nsb" "$db" "$ipb") ||
 		{ echo "no GID"; return 1; }
-	ip netns exec "$nsa" timeout 120 ibv_rc_pingpong -d "$da" -g "$ga" -p $port -c "$@" \
-		> /tmp/pp.srv 2>&1 &
-	srv=$!
-	if wait_for "ip netns exec $nsa ss -Htln 'sport = :$port' | grep -q . || ! kill -0 $srv 2> /dev/null" 30; then
-		ip netns exec "$nsb" timeout 120 ibv_rc_pingpong -d "$db" -g "$gb" -p $port -c "$@" \
-			"$to" > /tmp/pp.cli 2>&1
-		rc_c=$?
-	else
-		rc_c=99
-	fi
-	wait $srv
-	rc_s=$?
-	port=$((port + 1))
-	sed 's/^/srv: /' /tmp/pp.srv
-	sed 's/^/cli: /' /tmp/pp.cli
-	[ $rc_s = 0 ] && [ $rc_c = 0 ] && grep -q ' iters in ' /tmp/pp.srv &&
-		grep -q ' iters in ' /tmp/pp.cli
+	pingpong_pair "$nsa" "$da" "$ga" "$nsb" "$db" "$gb" "${TCP_TO:-$ipa}" "$@"
 }
 
 # grew_by BEFORE NOW MIN: NOW - BEFORE >= MIN.

@@ -99,6 +99,41 @@ tcp_listening() {
 		/proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
+# in_ns NS CMD...: CMD in network namespace NS, or here if NS is empty.
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
+# pingpong_pair SNS SDEV SGID CNS CDEV CGID ADDR [ARGS...]: ibv_rc_pingpong
+# with every buffer checked (-c): the server on SDEV, GID index SGID, in
+# namespace SNS; once it listens, the client on CDEV/CGID in CNS connects
+# to ADDR (an empty namespace is this one). Both must exit 0 having run
+# all iterations; their output is shown as srv:/cli: lines. Takes the TCP
+# port from $port and moves it on.
+pingpong_pair() {
+	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 addr=$7 srv rc_s rc_c
+	shift 7
+	in_ns "$sns" timeout 120 ibv_rc_pingpong -d "$sdev" -g "$sgid" -p "$port" -c "$@" \
+		> /tmp/pp.srv 2>&1 &
+	srv=$!
+	if wait_for "in_ns '$sns' ss -Htln 'sport = :$port' | grep -q . || ! kill -0 $srv 2> /dev/null" 30; then
+		in_ns "$cns" timeout 120 ibv_rc_pingpong -d "$cdev" -g "$cgid" -p "$port" -c "$@" \
+			"$addr" > /tmp/pp.cli 2>&1
+		rc_c=$?
+	else
+		rc_c=99
+	fi
+	wait $srv
+	rc_s=$?
+	port=$((port + 1))
+	sed 's/^/srv: /' /tmp/pp.srv
+	sed 's/^/cli: /' /tmp/pp.cli
+	[ $rc_s = 0 ] && [ $rc_c = 0 ] && grep -q ' iters in ' /tmp/pp.srv &&
+		grep -q ' iters in ' /tmp/pp.cli
+}
+
 # perftest_noclock FILE: perftest's output in FILE says it could not
 # calibrate its clock ("Correlation coefficient r^2 ... < 0.9"), as happens
 # on a loaded TCG host: its figures are then 0.00 or missing, and a client
