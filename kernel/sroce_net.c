@@ -193,14 +193,16 @@ static void sroce_net_rcv(struct sk_buff *skb)
 
 	memset(&rx, 0, sizeof(rx));	/* the drop tracepoint reads its QPN */
 	dev = sroce_dev_get_by_netdev(skb->dev);
-	if (!dev && is_vlan_dev(skb->dev)) {
+	if (!dev && is_vlan_dev(skb->dev))
 		dev = sroce_dev_get_by_netdev(vlan_dev_real_dev(skb->dev));
-		/* A VLAN moved to another namespace is not ours to serve. */
-		if (dev && !net_eq(dev_net(skb->dev), sroce_dev_net(dev)))
-			goto drop_dev;
-	}
 	if (!dev)
 		goto drop;
+	/*
+	 * Arrived in another namespace than the device sends in (a VLAN
+	 * moved away, a netdev whose move is removing the device): not ours.
+	 */
+	if (!net_eq(dev_net(skb->dev), sroce_dev_net(dev)))
+		goto drop_dev;
 
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SROCE_BTH_LEN))
 		goto malformed;
