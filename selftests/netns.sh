@@ -45,11 +45,8 @@ ns_pair() {
 # ready NS DEV IP: DEV is ACTIVE and has a RoCE v2 GID for IP (IPv4 or
 # IPv6), both read inside NS (so the device is visible there).
 ready() {
-	local gidf=roce_gid_index
-	[[ $3 == *:* ]] && gidf=roce_gid6_index
-	ip netns exec "$1" bash -c ". $REPO/selftests/lib/guest.sh; . $REPO/selftests/verbs/lib.sh;
-		wait_for 'grep -q ACTIVE /sys/class/infiniband/$2/ports/1/state' 60 &&
-		wait_for '$gidf $2 $3 > /dev/null' 60"
+	wait_for "ip netns exec $1 grep -q ACTIVE /sys/class/infiniband/$2/ports/1/state" 60 &&
+		wait_for "gid_in $1 $2 $3 > /dev/null" 60
 }
 
 # gid_in NS DEV IP: DEV's GID index for IP, read inside NS.
