@@ -27,7 +27,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c
 
 .PHONY: all deps module module-6.12 userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile vm-ready fuzz-wire check-debug check-deb check-6.12
+	profile vm-ready fuzz-wire check-debug check-deb check-6.12 check-long
 
 all: module userspace selftests
 
@@ -112,8 +112,17 @@ deb:
 	scripts/mkdeb.sh $(BUILD)/deb
 
 # T=name[,name...] (globs allowed) runs a subset, e.g. make check T=link_add
+# (any test, check-long's and deb_install too).
 check: vm-ready
-	scripts/run-tests.sh $(if $(T),-t '$(T)',-x deb_install)
+	scripts/run-tests.sh $(if $(T),-t '$(T)',-x deb_install,$(LONG_TESTS))
+
+# Two-VM tests of what round one landed (rxe interop at path MTU 4096 and
+# under 1% loss, the bytes on the wire, teardown under traffic): about
+# seven minutes that would push make check past half an hour on two TCG
+# cores. .ci/run runs them after make check.
+LONG_TESTS := interop_mtu4096,interop_loss,wire_capture,teardown_two_vm
+check-long: vm-ready
+	scripts/run-tests.sh -t '$(LONG_TESTS)'
 
 # The packages built, installed in a guest that has only Debian's, used
 # and purged (selftests/deb_install.sh). Its own target: the guest's DKMS
