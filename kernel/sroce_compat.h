@@ -18,6 +18,18 @@
 #define SROCE_KERNEL_GE(maj, min) \
 	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
+/*
+ * The QP access bits that allow RDMA FLUSH (6.2 named them; their uverbs
+ * values, 1 << 8 and 1 << 9, are ABI).  rdma-core 56 sets them on RC QPs
+ * whatever the device does, so sroce takes them on 6.1 too.
+ */
+#if SROCE_KERNEL_GE(6, 2)
+#define SROCE_ACCESS_FLUSH \
+	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+#else
+#define SROCE_ACCESS_FLUSH	(BIT(8) | BIT(9))
+#endif
+
 /* 6.12 moved the unaligned accessors to linux/ and dropped asm/unaligned.h. */
 #if SROCE_KERNEL_GE(6, 12)
 #include <linux/unaligned.h>

@@ -394,11 +394,16 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 		return -EINVAL;
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
 		return -EINVAL;
+	/*
+	 * The FLUSH bits are taken and grant nothing: sroce has no FLUSH
+	 * (the receive path drops the opcode as unknown).
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC)))
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       SROCE_ACCESS_FLUSH)))
 		return -EINVAL;
 	return 0;
 }

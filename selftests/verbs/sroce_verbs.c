@@ -783,6 +783,47 @@ static void test_objects(void)
 	free(c);
 }
 
+/*
+ * QP access flags: the FLUSH bits (uverbs 1 << 8 and 1 << 9, which
+ * rdma-core 56's tests set on every RC QP) are taken; a bit no kernel
+ * defines is refused and the QP stays in RESET.
+ */
+static void test_qp_access(void)
+{
+	const unsigned int base = IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC;
+	struct ibv_qp_attr qa, got;
+	struct ibv_qp_init_attr gi;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		   IBV_QP_ACCESS_FLAGS;
+
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	qp = cq ? create_qp(cq, cq, IBV_QPT_RC, NULL) : NULL;
+	CHECK(qp, "access: RC QP");
+	if (!qp)
+		goto out;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = base | 1u << 15;
+	CHECK(ibv_modify_qp(qp, &qa, mask) == EINVAL,
+	      "access: an undefined bit (1 << 15) is refused");
+	CHECK(!ibv_query_qp(qp, &got, IBV_QP_STATE, &gi) &&
+	      got.qp_state == IBV_QPS_RESET, "access: ... the QP stays in RESET");
+	qa.qp_access_flags = base | 1u << 8 | 1u << 9;
+	CHECK(!ibv_modify_qp(qp, &qa, mask),
+	      "access: FLUSH_GLOBAL and FLUSH_PERSISTENT are taken");
+	CHECK(!ibv_query_qp(qp, &got, IBV_QP_STATE, &gi) &&
+	      got.qp_state == IBV_QPS_INIT, "access: ... the QP is in INIT");
+	CHECK(!ibv_destroy_qp(qp), "access: destroy QP");
+out:
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 int main(int argc, char **argv)
 {
 	const char *devname = NULL;
@@ -844,6 +885,7 @@ int main(int argc, char **argv)
 		test_sqd();
 	} else {
 		test_objects();
+		test_qp_access();
 		test_sizes();
 		test_errors();
 		test_ud_srq();
