@@ -27,7 +27,7 @@ HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c
 
 .PHONY: all deps module module-6.12 userspace selftests install stage check check-unit \
 	checkpatch sparse clean demo bench bench-quick bench-scale latency \
-	profile vm-ready fuzz-wire check-debug check-deb check-deb-6.12 check-6.12 check-long
+	profile vm-ready fuzz-wire check-debug check-deb check-deb-6.12 check-6.12 check-long check-trixie
 
 all: module userspace selftests
 
@@ -229,6 +229,18 @@ check-6.12: vm-ready
 	$(call kmod_for,$(CURDIR)/.cache/k612/usr/src/linux-headers-$(KVER_612),$(BUILD)/kmod-$(KVER_612),$(BUILD)/module-6.12.log)
 	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE612) SROCE_RESULTS=$(BUILD)/results-6.12 \
 		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn $(if $(T),-t '$(T)')
+
+# rdma-core 56: guests of the same 6.12 whose root is Debian 13's
+# (.cache/trixie-root, scripts/rdma-core-56.sh), with the provider built
+# there against its rdma-core 56. T= narrows; pyverbs by default.
+STAGE_TRIXIE := $(BUILD)/stage-trixie
+check-trixie: vm-ready
+	$(MAKE) module-6.12
+	scripts/rdma-core-56.sh guest $(STAGE_TRIXIE)
+	install -D -m 644 $(MOD612)/kernel/sroce.ko $(STAGE_TRIXIE)/lib/modules/$(KVER_612)/updates/sroce.ko
+	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE_TRIXIE) SROCE_RESULTS=$(BUILD)/results-trixie \
+		SROCE_ROOTFS=$(CURDIR)/.cache/trixie-root \
+		scripts/run-tests.sh -t '$(if $(T),$(T),pyverbs)'
 
 clean:
 ifneq ($(HAVE_KERNEL),)

@@ -13,6 +13,11 @@
 #   scripts/rdma-core-56.sh check    copy userspace/ and kernel/uapi/ into
 #                                    the chroot and run `make -C userspace
 #                                    check` there (the default)
+#   scripts/rdma-core-56.sh guest DIR
+#                                    check, then install what a test guest
+#                                    runs into the chroot (make
+#                                    check-trixie boots guests on it) and
+#                                    the provider built there into DIR
 #
 # Every step is idempotent: it redoes only what is missing.  Needs root
 # (chroot, debootstrap) and the Debian mirror.
@@ -98,9 +103,34 @@ step_check() {
 		HOME=/root make -C /src/userspace check
 }
 
+# What scripts/guest-boot.sh, selftests/lib and the pyverbs test call,
+# beyond minbase: the guest has nothing but this root.
+GUEST_PKGS="busybox iproute2 kmod procps hostname iputils-ping python3-pyverbs
+rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest"
+
+step_guest() {
+	local stage=${1:?usage: $0 guest STAGE_DIR}
+	step_check
+	if [ ! -e "$CHROOT/.sroce-guest" ]; then
+		# shellcheck disable=SC2086
+		chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+			--no-install-recommends install $GUEST_PKGS
+		touch "$CHROOT/.sroce-guest"
+	fi
+	rm -rf "$CHROOT/stage" "$stage"
+	chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root make -C /src/userspace install DESTDIR=/stage
+	mkdir -p "$stage"
+	cp -a "$CHROOT/stage/." "$stage/"
+	log "provider for rdma-core 56 staged in $stage:"
+	find "$stage" -type f >&2
+}
+
 case "${1:-check}" in
 debs) step_debs ;;
 chroot) step_chroot ;;
 check) step_check ;;
-*) echo "usage: $0 [debs|chroot|check]" >&2; exit 2 ;;
+guest) step_guest "${2:-}" ;;
+*) echo "usage: $0 [debs|chroot|check|guest STAGE_DIR]" >&2; exit 2 ;;
 esac

@@ -151,6 +151,7 @@ start_vm() { # id netdev-args
 	append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 no_timer_check"
 	((SLUB)) && append+=" slub_debug=FZPU"
 	append+=" srvm_share=$RES srvm_repo=$ROOT srvm_kver=$KVER srvm_id=$id"
+	[[ -n ${SROCE_ROOTFS:-} ]] && append+=" srvm_root=$SROCE_ROOTFS"
 	# timeout(1) turns a hung guest into a clean kill; the guest's missing
 	# status file then fails the run.
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
