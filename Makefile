@@ -218,6 +218,7 @@ check-debug: vm-ready
 		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn,harness/exit_status,deb_install \
 		$(if $(T),-t '$(T)')
 
+comma := ,
 # The VM suite in guests of Debian's 6.12 (KVER_612, from deps-6.12.sh)
 # with the module-6.12 build staged; the rest as in check-debug. T= narrows.
 STAGE612 := $(BUILD)/stage-6.12
@@ -228,7 +229,8 @@ check-6.12: vm-ready
 	$(MAKE) -C userspace install DESTDIR=$(STAGE612)
 	$(call kmod_for,$(CURDIR)/.cache/k612/usr/src/linux-headers-$(KVER_612),$(BUILD)/kmod-$(KVER_612),$(BUILD)/module-6.12.log)
 	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE612) SROCE_RESULTS=$(BUILD)/results-6.12 \
-		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn $(if $(T),-t '$(T)')
+		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn$(if $(T),,$(comma)deb_install) \
+		$(if $(T),-t '$(T)')
 
 # rdma-core 56: guests of the same 6.12 whose root is Debian 13's
 # (.cache/trixie-root, scripts/rdma-core-56.sh), with the provider built

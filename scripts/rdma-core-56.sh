@@ -111,12 +111,12 @@ rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest"
 step_guest() {
 	local stage=${1:?usage: $0 guest STAGE_DIR}
 	step_check
-	if [ ! -e "$CHROOT/.sroce-guest" ]; then
-		# shellcheck disable=SC2086
+	# The marker holds the list, so a longer list installs what is new.
+	if [ "$(cat "$CHROOT/.sroce-guest" 2>/dev/null)" != "$GUEST_PKGS" ]; then
 		chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			DEBIAN_FRONTEND=noninteractive apt-get -q -y \
-			--no-install-recommends install $GUEST_PKGS
-		touch "$CHROOT/.sroce-guest"
+			DEBIAN_FRONTEND=noninteractive sh -c \
+			"apt-get -q update && apt-get -q -y --no-install-recommends install $(echo $GUEST_PKGS)"
+		echo "$GUEST_PKGS" > "$CHROOT/.sroce-guest"
 	fi
 	rm -rf "$CHROOT/stage" "$stage"
 	chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \

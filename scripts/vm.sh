@@ -21,7 +21,8 @@
 # Environment (make check-debug sets these): SROCE_KVER boots another kernel
 # from .cache/kernel, SROCE_STAGE is the default stage, SROCE_SLUB=0 drops
 # slub_debug, SROCE_TIMEOUT_SCALE=N multiplies -t, SROCE_CPU is QEMU's -cpu
-# (default max).
+# (default max), SROCE_ROOTFS a host folder to use as the guests' root
+# instead of / (make check-trixie).
 # Exit status: 0 all guests exited 0 and no kernel splat, 1 otherwise,
 # 2 usage or host-side setup error.
 set -uo pipefail
@@ -35,6 +36,16 @@ KDIR=$CACHE/kernel/$KVER
 
 NVMS=1 RES='' TIMEOUT=300 MEM=1024 CPUS=1 MTU=1500 QUIET=0
 STAGE=${SROCE_STAGE:-$ROOT/build/stage} SLUB=${SROCE_SLUB:-1}
+# Another root for the guests (make check-trixie): an absolute folder of
+# the host's, one word of the kernel command line.
+ROOTFS=
+if [[ -n ${SROCE_ROOTFS:-} ]]; then
+	ROOTFS=$(realpath -e "$SROCE_ROOTFS") || exit 2
+	if [[ $ROOTFS == *[[:space:],]* ]]; then
+		echo "vm.sh: SROCE_ROOTFS '$ROOTFS' has a space or comma" >&2
+		exit 2
+	fi
+fi
 usage() { sed -n '/^# Usage/,/^# 2 usage/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while (($#)); do
 	case $1 in
@@ -151,7 +162,7 @@ start_vm() { # id netdev-args
 	append="console=ttyS0 panic_on_warn=1 oops=panic panic=-1 no_timer_check"
 	((SLUB)) && append+=" slub_debug=FZPU"
 	append+=" srvm_share=$RES srvm_repo=$ROOT srvm_kver=$KVER srvm_id=$id"
-	[[ -n ${SROCE_ROOTFS:-} ]] && append+=" srvm_root=$SROCE_ROOTFS"
+	[[ -n $ROOTFS ]] && append+=" srvm_root=$ROOTFS"
 	# timeout(1) turns a hung guest into a clean kill; the guest's missing
 	# status file then fails the run.
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
