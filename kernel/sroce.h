@@ -527,9 +527,15 @@ int sroce_mref_get(struct sroce_mref *ref, struct sroce_qp *qp, u32 key,
 void sroce_mref_put(struct sroce_mref *ref);
 int sroce_mr_copy(const struct sroce_mref *ref, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,		/* if (*p == a) *p = b */
+	SROCE_ATOMIC_FETCH_ADD,		/* *p += a */
+	SROCE_ATOMIC_WRITE,		/* *p = a (ATOMIC WRITE) */
+};
+
 /* 8-byte atomic at iova (must be aligned); *orig gets the old value. */
-int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova, bool cmp_swp,
-		    u64 compare_add, u64 swap, u64 *orig);
+int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova,
+		    enum sroce_atomic_op op, u64 a, u64 b, u64 *orig);
 /*
  * Copy between a kernel buffer and an SGE list starting @offset bytes into
  * it, checking each lkey against @pd and @access.  Returns 0 or -errno

@@ -339,6 +339,14 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 		return;
 	}
 	swqe = comp_head(qp);
+	if (swqe && swqe->st.one_pkt) {
+		/* FLUSH/ATOMIC WRITE: an empty response ONLY acknowledges it */
+		if (pkt->h.opcode == SROCE_RC_READ_RESP_ONLY &&
+		    !pkt->payload_len && psn == swqe->st.first_psn &&
+		    comp_ack_upto(qp, psn))
+			comp_rerequest(qp, SROCE_RETX_IMPLIED);
+		return;
+	}
 	if (!swqe || swqe->wqe.opcode != IB_UVERBS_WR_RDMA_READ)
 		return;
 	st = &swqe->st;

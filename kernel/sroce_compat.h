@@ -19,15 +19,25 @@
 	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
 /*
- * The QP access bits that allow RDMA FLUSH (6.2 named them; their uverbs
- * values, 1 << 8 and 1 << 9, are ABI).  rdma-core 56 sets them on RC QPs
- * whatever the device does, so sroce takes them on 6.1 too.
+ * RDMA FLUSH and ATOMIC WRITE (IBA annex A19): 6.2 named their access
+ * bits, capability bits and opcodes; the uverbs values (access 1 << 8 and
+ * 1 << 9, capabilities 1 << 38 and 1 << 40) are ABI, so sroce uses them on
+ * 6.1 too.  rdma-core 56 sets the access bits on RC QPs whatever the
+ * device does.  6.1's ib_core refuses MRs with them, so there FLUSH
+ * always meets a remote access error and is not advertised.
  */
-#if SROCE_KERNEL_GE(6, 2)
+#define SROCE_ACCESS_FLUSH_GLOBAL	BIT(8)
+#define SROCE_ACCESS_FLUSH_PERSISTENT	BIT(9)
 #define SROCE_ACCESS_FLUSH \
-	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+	(SROCE_ACCESS_FLUSH_GLOBAL | SROCE_ACCESS_FLUSH_PERSISTENT)
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+#if SROCE_KERNEL_GE(6, 2)
+static_assert(SROCE_ACCESS_FLUSH_GLOBAL == IB_ACCESS_FLUSH_GLOBAL);
+static_assert(SROCE_ACCESS_FLUSH_PERSISTENT == IB_ACCESS_FLUSH_PERSISTENT);
+static_assert(SROCE_DEVICE_ATOMIC_WRITE == IB_DEVICE_ATOMIC_WRITE);
+#define SROCE_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
 #else
-#define SROCE_ACCESS_FLUSH	(BIT(8) | BIT(9))
+#define SROCE_DEVICE_FLUSH_GLOBAL	0
 #endif
 
 /* 6.12 moved the unaligned accessors to linux/ and dropped asm/unaligned.h. */

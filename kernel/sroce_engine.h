@@ -39,6 +39,8 @@ struct sroce_swqe_state {
 	bool started;			/* PSNs assigned, length checked */
 	bool rd_atomic;			/* READ or atomic: needs a response */
 	bool local;			/* LOCAL_INV/REG_MR/BIND_MW: no packets */
+	/* FLUSH/ATOMIC WRITE: one packet; an ACK or empty response ends it */
+	bool one_pkt;
 	u8 wc_opcode;			/* enum ib_uverbs_wc_opcode */
 	u32 len;			/* message length in bytes */
 	u32 npkts;			/* PSNs the message consumes */

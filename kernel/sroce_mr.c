@@ -20,9 +20,13 @@
 #include "sroce_obj.h"
 #include "sroce_keys.h"
 
+/*
+ * No FLUSH_PERSISTENT: nothing sroce registers is persistent memory, and a
+ * FLUSH of that type must not claim otherwise.
+ */
 #define SROCE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND)
+			 IB_ACCESS_MW_BIND | SROCE_ACCESS_FLUSH_GLOBAL)
 
 /* One lock for every atomic: atomics on the same word must not interleave. */
 static DEFINE_SPINLOCK(sroce_atomic_lock);
@@ -668,8 +672,9 @@ int sroce_mr_copy(const struct sroce_mref *ref, u64 iova, void *buf, u32 len,
 	return err;
 }
 
-static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova, bool cmp_swp,
-				  u64 compare_add, u64 swap, u64 *orig)
+static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova,
+				  enum sroce_atomic_op op, u64 a, u64 b,
+				  u64 *orig)
 {
 	struct page *page;
 	unsigned int off;
@@ -695,11 +700,17 @@ static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova, bool cmp_swp,
 	p = va;
 	spin_lock_irqsave(&sroce_atomic_lock, flags);
 	old = READ_ONCE(*p);
-	if (cmp_swp) {
-		if (old == compare_add)
-			WRITE_ONCE(*p, swap);
-	} else {
-		WRITE_ONCE(*p, old + compare_add);
+	switch (op) {
+	case SROCE_ATOMIC_CMP_SWAP:
+		if (old == a)
+			WRITE_ONCE(*p, b);
+		break;
+	case SROCE_ATOMIC_FETCH_ADD:
+		WRITE_ONCE(*p, old + a);
+		break;
+	case SROCE_ATOMIC_WRITE:
+		WRITE_ONCE(*p, a);
+		break;
 	}
 	spin_unlock_irqrestore(&sroce_atomic_lock, flags);
 	if (map)
@@ -708,16 +719,15 @@ static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova, bool cmp_swp,
 	return 0;
 }
 
-int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova, bool cmp_swp,
-		    u64 compare_add, u64 swap, u64 *orig)
+int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova,
+		    enum sroce_atomic_op op, u64 a, u64 b, u64 *orig)
 {
 	struct sroce_mr *mr = ref->mr;
 	int err = -EKEYREVOKED;
 
 	read_lock(&mr->copy_lock);
 	if (sroce_mref_live(ref))
-		err = sroce_mr_atomic_locked(mr, iova, cmp_swp, compare_add,
-					     swap, orig);
+		err = sroce_mr_atomic_locked(mr, iova, op, a, b, orig);
 	read_unlock(&mr->copy_lock);
 	return err;
 }

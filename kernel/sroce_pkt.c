@@ -14,7 +14,8 @@
 	 (((x) & SROCE_XH_AETH) ? SROCE_AETH_LEN : 0) +			\
 	 (((x) & SROCE_XH_ATMACK) ? SROCE_ATMACK_LEN : 0) +		\
 	 (((x) & SROCE_XH_IMMDT) ? SROCE_IMMDT_LEN : 0) +		\
-	 (((x) & SROCE_XH_IETH) ? SROCE_IETH_LEN : 0))
+	 (((x) & SROCE_XH_IETH) ? SROCE_IETH_LEN : 0) +			\
+	 (((x) & SROCE_XH_FETH) ? SROCE_FETH_LEN : 0))
 
 #define OPE(op, type, xh, fl)						\
 	[op] = {							\
@@ -81,6 +82,11 @@ const struct sroce_opcode_info sroce_opcode_table[256] = {
 	    F_SEND_LAST | SROCE_OPF_INV | ACKD),
 	OPE(SROCE_RC_SEND_ONLY_INV, RC, SROCE_XH_IETH,
 	    F_SEND_ONLY | SROCE_OPF_INV | ACKD),
+	OPE(SROCE_RC_FLUSH, RC, SROCE_XH_FETH | SROCE_XH_RETH,
+	    SROCE_OPF_REQ | SROCE_OPF_FLUSH | SROCE_OPF_ONLY | ACKD),
+	OPE(SROCE_RC_ATOMIC_WRITE, RC, SROCE_XH_RETH,
+	    SROCE_OPF_PAYLOAD | SROCE_OPF_REQ | SROCE_OPF_ATOMIC_WRITE |
+	    SROCE_OPF_ONLY | ACKD),
 
 	OPE(SROCE_UC_SEND_FIRST, UC, 0, F_SEND_FIRST),
 	OPE(SROCE_UC_SEND_MIDDLE, UC, 0, F_SEND_MIDDLE),
@@ -115,6 +121,10 @@ static int sroce_pkt_check_payload(const struct sroce_pkt *pkt)
 
 	if (!(fl & SROCE_OPF_PAYLOAD))
 		return (pkt->payload_len || pkt->h.pad) ? -EBADMSG : 0;
+	/* an ATOMIC WRITE carries exactly the 8 bytes it stores */
+	if (fl & SROCE_OPF_ATOMIC_WRITE)
+		return (pkt->payload_len != 8 || pkt->h.pad ||
+			pkt->h.reth_len != 8) ? -EBADMSG : 0;
 	if ((fl & SROCE_OPF_ONLY) == SROCE_OPF_ONLY)
 		return 0;
 	if (!pkt->payload_len)
@@ -172,6 +182,16 @@ int sroce_pkt_parse(const void *buf, u32 len, struct sroce_pkt *pkt)
 	/* IBA 9.2 fixes the order in which extension headers appear. */
 	xh = info->xhdrs;
 	off = SROCE_BTH_LEN;
+	if (xh & SROCE_XH_FETH) {
+		const struct sroce_feth *f = (const void *)(p + off);
+		u32 bits = be32_to_cpu(f->bits);
+
+		/* bits 31:6 are reserved: ignored on receive */
+		pkt->h.feth_plt = bits & SROCE_FETH_PLT_MASK;
+		pkt->h.feth_sel = (bits & SROCE_FETH_SEL_MASK) >>
+				  SROCE_FETH_SEL_SHIFT;
+		off += SROCE_FETH_LEN;
+	}
 	if (xh & SROCE_XH_DETH) {
 		const struct sroce_deth *d = (const void *)(p + off);
 
@@ -243,6 +263,10 @@ int sroce_pkt_build(void *buf, u32 buflen, const struct sroce_pkt_hdrs *h)
 		return -EINVAL;
 	if ((xh & SROCE_XH_DETH) && h->deth_sqp > SROCE_24BIT_MASK)
 		return -EINVAL;
+	if ((xh & SROCE_XH_FETH) &&
+	    (h->feth_plt > SROCE_FETH_PLT_MASK ||
+	     h->feth_sel > (SROCE_FETH_SEL_MASK >> SROCE_FETH_SEL_SHIFT)))
+		return -EINVAL;
 	if (buflen < info->hdr_len)
 		return -ENOSPC;
 
@@ -256,6 +280,13 @@ int sroce_pkt_build(void *buf, u32 buflen, const struct sroce_pkt_hdrs *h)
 	sroce_bth_set_psn(bth, h->psn, h->ackreq);
 
 	off = SROCE_BTH_LEN;
+	if (xh & SROCE_XH_FETH) {
+		struct sroce_feth *f = (void *)(p + off);
+
+		f->bits = cpu_to_be32(h->feth_plt |
+				      (u32)h->feth_sel << SROCE_FETH_SEL_SHIFT);
+		off += SROCE_FETH_LEN;
+	}
 	if (xh & SROCE_XH_DETH) {
 		struct sroce_deth *d = (void *)(p + off);
 

@@ -26,6 +26,7 @@ enum {
 	SROCE_XH_ATMACK		= 1 << 4,
 	SROCE_XH_IMMDT		= 1 << 5,
 	SROCE_XH_IETH		= 1 << 6,
+	SROCE_XH_FETH		= 1 << 7,
 };
 
 /* Per-opcode properties. ONLY packets carry both FIRST and LAST. */
@@ -48,6 +49,12 @@ enum {
 	SROCE_OPF_RECV_WQE	= 1 << 14,
 	/* completes a receive WQE at the responder */
 	SROCE_OPF_RECV_COMP	= 1 << 15,
+	/*
+	 * FLUSH and ATOMIC WRITE requests: one PSN, answered by an empty
+	 * READ response (IBA annex A19), never executed twice.
+	 */
+	SROCE_OPF_FLUSH		= 1 << 16,
+	SROCE_OPF_ATOMIC_WRITE	= 1 << 17,
 	SROCE_OPF_ONLY		= SROCE_OPF_FIRST | SROCE_OPF_LAST,
 };
 
@@ -111,6 +118,9 @@ struct sroce_pkt_hdrs {
 	u64 atm_compare;
 
 	u64 atmack_orig;
+
+	u8 feth_plt;		/* SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT */
+	u8 feth_sel;		/* SROCE_FLUSH_SEL_* */
 };
 
 struct sroce_pkt {
@@ -159,7 +169,7 @@ static inline u32 sroce_opcode_remote_access(u8 opcode)
 
 	if (!(fl & SROCE_OPF_REQ))
 		return 0;
-	if (fl & SROCE_OPF_WRITE)
+	if (fl & (SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE))
 		return SROCE_ACCESS_REMOTE_WRITE;
 	if (fl & SROCE_OPF_READ)
 		return SROCE_ACCESS_REMOTE_READ;

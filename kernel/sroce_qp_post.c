@@ -155,6 +155,9 @@ static bool sroce_opcode_ok(struct sroce_qp *qp, u32 op)
 		case IB_WR_ATOMIC_FETCH_AND_ADD:
 		case IB_WR_SEND_WITH_INV:
 			return true;
+		case SROCE_WR_FLUSH:
+		case SROCE_WR_ATOMIC_WRITE:
+			return qp->is_user;
 		}
 		fallthrough;
 	case IB_QPT_UC:
@@ -184,6 +187,7 @@ static bool sroce_opcode_has_data(u32 op)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
+	case SROCE_WR_ATOMIC_WRITE:
 		return true;
 	default:
 		return false;
@@ -237,6 +241,21 @@ static enum ib_wc_status sroce_swqe_check(struct sroce_qp *qp,
 			return IB_WC_LOC_LEN_ERR;
 		if (!sroce_atomic_va_ok(w->wr.atomic.remote_addr))
 			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* the 8 bytes are taken at post time, as the provider does */
+		if (!(flags & IB_SEND_INLINE) || total != sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		if (!sroce_atomic_va_ok(w->wr.rdma.remote_addr))
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case SROCE_WR_FLUSH:
+		if (total || (w->wr.flush.type & ~(SROCE_FLUSH_TYPE_GLOBAL |
+						   SROCE_FLUSH_TYPE_PERSISTENT)) ||
+		    w->wr.flush.level > SROCE_FLUSH_LEVEL_MR)
+			return IB_WC_LOC_QP_OP_ERR;
+		if (w->wr.flush.length > SROCE_MAX_MSG_SIZE)
+			return IB_WC_LOC_LEN_ERR;
 		break;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:

@@ -65,6 +65,30 @@ static void req_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *swqe,
 	sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 }
 
+static void req_assign_psns(struct sroce_qp *qp, struct sroce_swqe_state *st)
+{
+	struct sroce_req *req = &qp->req;
+
+	st->first_psn = req->high_psn;
+	st->last_psn = sroce_psn_add(st->first_psn, st->npkts - 1);
+	req->high_psn = sroce_psn_add(st->last_psn, 1);
+	st->sent = 0;
+	st->acked = 0;
+}
+
+/* FLUSH and ATOMIC WRITE (sroce_swqe_check() validated them): one PSN. */
+static int req_start_one_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_swqe_state *st = &swqe->st;
+
+	st->started = true;
+	st->len = swqe->wqe.opcode == SROCE_WR_FLUSH ?
+		  swqe->wqe.wr.flush.length : sizeof(u64);
+	st->npkts = 1;
+	req_assign_psns(qp, st);
+	return 0;
+}
+
 /*
  * Classify a WQE the first time the requester reaches it: length, PSN
  * range, completion opcode, and whether it may start now.  Returns 0 to
@@ -113,6 +137,15 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		st->wc_opcode = IB_UVERBS_WC_FETCH_ADD;
 		st->rd_atomic = true;
 		if (!req_is_rc(qp))
+			goto bad_op;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+	case SROCE_WR_FLUSH:
+		st->wc_opcode = wqe->opcode == SROCE_WR_FLUSH ?
+				SROCE_WC_FLUSH : SROCE_WC_ATOMIC_WRITE;
+		st->one_pkt = true;
+		/* only the provider can post them: ib_send_wr has no fields */
+		if (!req_is_rc(qp) || !qp->is_user)
 			goto bad_op;
 		break;
 	case IB_UVERBS_WR_LOCAL_INV:
@@ -167,6 +200,8 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return 0;
 	}
 
+	if (st->one_pkt)
+		return req_start_one_pkt(qp, swqe);
 	if ((wqe->send_flags & IB_SEND_INLINE) && !st->rd_atomic) {
 		len = min_t(u32, wqe->inline_len, SROCE_MAX_INLINE);
 	} else {
@@ -191,11 +226,7 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		st->npkts = 1;
 	else
 		st->npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
-	st->first_psn = req->high_psn;
-	st->last_psn = sroce_psn_add(st->first_psn, st->npkts - 1);
-	req->high_psn = sroce_psn_add(st->last_psn, 1);
-	st->sent = 0;
-	st->acked = 0;
+	req_assign_psns(qp, st);
 	if (st->rd_atomic)
 		req->rd_out++;
 	return 0;
@@ -335,6 +366,24 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		}
 		first = last = true;
 		break;
+	case SROCE_WR_FLUSH:
+		h.opcode = SROCE_RC_FLUSH;
+		h.feth_plt = wqe->wr.flush.type;
+		h.feth_sel = wqe->wr.flush.level;
+		h.reth_va = wqe->wr.flush.remote_addr;
+		h.reth_rkey = wqe->wr.flush.rkey;
+		h.reth_len = wqe->wr.flush.length;
+		first = last = true;
+		break;
+	case SROCE_WR_ATOMIC_WRITE:
+		h.opcode = SROCE_RC_ATOMIC_WRITE;
+		h.reth_va = wqe->wr.rdma.remote_addr;
+		h.reth_rkey = wqe->wr.rdma.rkey;
+		h.reth_len = sizeof(u64);
+		payload = true;
+		paylen = sizeof(u64);
+		first = last = true;
+		break;
 	default:
 		payload = true;
 		paylen = min(mtu, st->len - off);
@@ -356,8 +405,10 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	}
 
 	/* The end of a message asks for an ACK only if it ends the run. */
+	/* FLUSH and ATOMIC WRITE ask for their response, as rxe's do */
 	if (req_is_rc(qp))
-		h.ackreq = sroce_psn_diff(h.psn, req->ackreq_psn) >=
+		h.ackreq = st->one_pkt ||
+			   sroce_psn_diff(h.psn, req->ackreq_psn) >=
 			   SROCE_ACKREQ_EVERY ||
 			   sroce_psn_diff(sroce_psn_next(h.psn), qp->comp.psn) >=
 			   SROCE_REQ_WINDOW;
@@ -390,7 +441,7 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	/* Progress is recorded before the send: loopback may ACK at once. */
 	if (h.ackreq)
 		req->ackreq_psn = h.psn;
-	if (st->rd_atomic) {
+	if (st->rd_atomic || st->one_pkt) {
 		st->sent = st->len;
 		req->psn = sroce_psn_add(st->last_psn, 1);
 	} else {

@@ -506,11 +506,17 @@ static bool resp_seq_ok(struct sroce_resp *resp, u32 fl)
 	}
 }
 
-static bool resp_qp_allows(struct sroce_qp *qp, u32 fl)
+static bool resp_qp_allows(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	int acc = qp->attr.qp_access_flags;
+	u32 fl = pkt->info->flags;
 
-	if (fl & SROCE_OPF_WRITE)
+	if (fl & SROCE_OPF_FLUSH)
+		return (!(pkt->h.feth_plt & SROCE_FLUSH_GLOBAL) ||
+			(acc & SROCE_ACCESS_FLUSH_GLOBAL)) &&
+		       (!(pkt->h.feth_plt & SROCE_FLUSH_PERSISTENT) ||
+			(acc & SROCE_ACCESS_FLUSH_PERSISTENT));
+	if (fl & (SROCE_OPF_WRITE | SROCE_OPF_ATOMIC_WRITE))
 		return acc & IB_ACCESS_REMOTE_WRITE;
 	if (fl & SROCE_OPF_READ)
 		return acc & IB_ACCESS_REMOTE_READ;
@@ -611,7 +617,8 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	}
 	resp->nak_sent = false;
 
-	if (rx->len_err || !resp_seq_ok(resp, fl) || !resp_qp_allows(qp, fl)) {
+	if (rx->len_err || !resp_seq_ok(resp, fl) ||
+	    !resp_qp_allows(qp, pkt)) {
 		rc_error(qp, rx, RESP_INV_REQ, out);
 		return;
 	}
@@ -620,13 +627,16 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		rc = sroce_resp_read(qp, rx);
 	else if (fl & SROCE_OPF_ATOMIC)
 		rc = sroce_resp_atomic(qp, rx);
+	else if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE))
+		rc = sroce_resp_placement(qp, rx);
 	else
 		rc = resp_send_write(qp, rx);
 	if (rc != RESP_OK) {
 		rc_error(qp, rx, rc, out);
 		return;
 	}
-	if (fl & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))
+	if (fl & (SROCE_OPF_READ | SROCE_OPF_ATOMIC | SROCE_OPF_FLUSH |
+		  SROCE_OPF_ATOMIC_WRITE))
 		return;
 
 	resp->psn = sroce_psn_next(pkt->h.psn);
@@ -678,7 +688,7 @@ static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 			return;
 		}
 	}
-	if (rx->len_err || !resp_qp_allows(qp, fl)) {
+	if (rx->len_err || !resp_qp_allows(qp, pkt)) {
 		resp_abandon_msg(resp);
 		resp->drop_msg = !(fl & SROCE_OPF_LAST);
 		return;

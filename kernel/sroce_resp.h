@@ -77,6 +77,7 @@ void sroce_resp_fail(struct sroce_qp *qp, enum resp_rc rc, u32 psn,
 /* sroce_resp_read.c, all locked */
 enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx);
 enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx);
+enum resp_rc sroce_resp_placement(struct sroce_qp *qp, struct sroce_rx *rx);
 enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_backlog(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_resp_run(struct sroce_qp *qp, struct resp_out *out);

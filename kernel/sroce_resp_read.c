@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Responder, RC READ and atomic requests: responder resources (a ring of
+ * Responder, RC READ, atomic, FLUSH and ATOMIC WRITE requests: responder
+ * resources (a ring of
  * max_dest_rd_atomic entries that lets duplicates be answered without
  * executing twice), READ responses sent a budget of packets per softirq
  * pass, and the backlog of requests that wait behind such a response.
@@ -267,10 +268,14 @@ enum resp_rc sroce_resp_read(struct sroce_qp *qp, struct sroce_rx *rx)
 	return resp_read_start(qp, &mr, res->va, len, res->first_psn, true);
 }
 
-static void resp_send_atomic_ack(struct sroce_qp *qp, u32 psn, u64 orig)
+/*
+ * An atomic's ATOMIC ACK (@orig), or the empty READ response ONLY that
+ * answers FLUSH and ATOMIC WRITE, after any ACK still deferred.
+ */
+static void resp_send_reply(struct sroce_qp *qp, u8 opcode, u32 psn, u64 orig)
 {
 	struct sroce_pkt_hdrs h = {
-		.opcode = SROCE_RC_ATOMIC_ACK,
+		.opcode = opcode,
 		.psn = psn,
 		.aeth_syn = SROCE_AETH_ACK_UNLIMITED,
 		.aeth_msn = qp->resp.msn & SROCE_24BIT_MASK,
@@ -297,11 +302,12 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 			   pkt->h.atm_va, sizeof(u64)))
 		return RESP_ACCESS;
 	if (cmp)
-		err = sroce_mr_atomic(&mr, pkt->h.atm_va, true,
+		err = sroce_mr_atomic(&mr, pkt->h.atm_va, SROCE_ATOMIC_CMP_SWAP,
 				      pkt->h.atm_compare, pkt->h.atm_swap_add,
 				      &orig);
 	else
-		err = sroce_mr_atomic(&mr, pkt->h.atm_va, false,
+		err = sroce_mr_atomic(&mr, pkt->h.atm_va,
+				      SROCE_ATOMIC_FETCH_ADD,
 				      pkt->h.atm_swap_add, 0, &orig);
 	sroce_mref_put(&mr);
 	if (err)
@@ -318,7 +324,90 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 	resp->msn++;
 	resp->psn = sroce_psn_next(pkt->h.psn);
 	resp->ack_psn = resp->psn;
-	resp_send_atomic_ack(qp, pkt->h.psn, orig);
+	resp_send_reply(qp, SROCE_RC_ATOMIC_ACK, pkt->h.psn, orig);
+	return RESP_OK;
+}
+
+/*
+ * FLUSH: every earlier request of this QP has been executed, in PSN
+ * order, with CPU stores, so global visibility needs only a barrier; no
+ * MR grants FLUSH_PERSISTENT (sroce_mr.c), so that type meets a remote
+ * access error.  The key is checked like any other; for the whole region
+ * (selectivity level MR) the range is not.
+ */
+static enum resp_rc resp_flush(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			       struct sroce_mref *mr)
+{
+	u8 plt = pkt->h.feth_plt;
+	u32 len = pkt->h.reth_len;
+	int access = 0;
+
+	if ((plt & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
+	    pkt->h.feth_sel > SROCE_FLUSH_SEL_MR || len > SROCE_MAX_MSG_SIZE)
+		return RESP_INV_REQ;
+	if (plt & SROCE_FLUSH_GLOBAL)
+		access |= SROCE_ACCESS_FLUSH_GLOBAL;
+	if (plt & SROCE_FLUSH_PERSISTENT)
+		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	if (pkt->h.feth_sel == SROCE_FLUSH_SEL_MR)
+		len = 0;
+	if (sroce_mref_get(mr, qp, pkt->h.reth_rkey, access, pkt->h.reth_va,
+			   len))
+		return RESP_ACCESS;
+	/* the placed data is visible before the response that says so */
+	smp_wmb();
+	return RESP_OK;
+}
+
+/* ATOMIC WRITE: 8 bytes stored at once, as they came (memory order). */
+static enum resp_rc resp_atomic_write(struct sroce_qp *qp,
+				      const struct sroce_rx *rx,
+				      struct sroce_mref *mr)
+{
+	u64 va = rx->pkt.h.reth_va, val, old;
+	int err;
+
+	/* the parser made sure of 8 bytes of payload and a RETH length of 8 */
+	if (!sroce_atomic_va_ok(va))
+		return RESP_INV_REQ;
+	if (sroce_mref_get(mr, qp, rx->pkt.h.reth_rkey, IB_ACCESS_REMOTE_WRITE,
+			   va, sizeof(u64)))
+		return RESP_ACCESS;
+	if (skb_copy_bits(rx->skb, rx->payload_off, &val, sizeof(val)))
+		return RESP_INV_REQ;
+	err = sroce_mr_atomic(mr, va, SROCE_ATOMIC_WRITE, val, 0, &old);
+	if (err)
+		return err == -EINVAL ? RESP_INV_REQ : RESP_ACCESS;
+	return RESP_OK;
+}
+
+/*
+ * FLUSH and ATOMIC WRITE (IBA annex A19), answered as rxe does with an
+ * empty READ response ONLY.  Like atomics they need responder resources
+ * (max_dest_rd_atomic > 0), but keep none: a duplicate is answered again
+ * without executing (sroce_resp_duplicate()).
+ */
+enum resp_rc sroce_resp_placement(struct sroce_qp *qp, struct sroce_rx *rx)
+{
+	const struct sroce_pkt *pkt = &rx->pkt;
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_mref mr = {};
+	enum resp_rc rc;
+
+	if (!resp->nres)
+		return RESP_INV_REQ;
+	if (pkt->info->flags & SROCE_OPF_FLUSH)
+		rc = resp_flush(qp, pkt, &mr);
+	else
+		rc = resp_atomic_write(qp, rx, &mr);
+	sroce_mref_put(&mr);
+	if (rc != RESP_OK)
+		return rc;
+
+	resp->msn++;
+	resp->psn = sroce_psn_next(pkt->h.psn);
+	resp->ack_psn = resp->psn;
+	resp_send_reply(qp, SROCE_RC_READ_RESP_ONLY, pkt->h.psn, 0);
 	return RESP_OK;
 }
 
@@ -371,6 +460,10 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 		sroce_resp_defer_ack(qp);
 		return RESP_OK;
 	}
+	if (fl & (SROCE_OPF_FLUSH | SROCE_OPF_ATOMIC_WRITE)) {
+		resp_send_reply(qp, SROCE_RC_READ_RESP_ONLY, pkt->h.psn, 0);
+		return RESP_OK;
+	}
 
 	/* READ or atomic: unknown to the resources -> drop (class D) */
 	res = resp_res_find(resp, pkt->h.psn);
@@ -380,7 +473,8 @@ enum resp_rc sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (fl & SROCE_OPF_ATOMIC) {
 		if (res->type == SROCE_RES_ATOMIC &&
 		    res->first_psn == pkt->h.psn)
-			resp_send_atomic_ack(qp, pkt->h.psn, res->orig);
+			resp_send_reply(qp, SROCE_RC_ATOMIC_ACK, pkt->h.psn,
+					res->orig);
 		return RESP_OK;
 	}
 

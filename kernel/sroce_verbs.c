@@ -55,7 +55,9 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
-			      IB_DEVICE_SYS_IMAGE_GUID;
+			      IB_DEVICE_SYS_IMAGE_GUID |
+			      SROCE_DEVICE_ATOMIC_WRITE |
+			      SROCE_DEVICE_FLUSH_GLOBAL;
 	/* `rdma link delete` refuses devices without this. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = SROCE_MAX_SGE;

@@ -78,6 +78,24 @@ struct sroce_atmeth {
 	__be64 compare;
 } __packed;
 
+/*
+ * FLUSH Extended Transport Header (IBA 1.5 annex A19): which placement the
+ * FLUSH asks for and of what; it precedes the RETH.
+ */
+struct sroce_feth {
+	__be32 bits;	/* resv26:26 SelectivityLevel:2 PlacementType:4 */
+} __packed;
+
+#define SROCE_FETH_PLT_MASK		0x0000000fU
+#define SROCE_FETH_SEL_MASK		0x00000030U
+#define SROCE_FETH_SEL_SHIFT		4
+/* Placement type bits */
+#define SROCE_FLUSH_GLOBAL		0x1
+#define SROCE_FLUSH_PERSISTENT		0x2
+/* Selectivity levels */
+#define SROCE_FLUSH_SEL_RANGE		0
+#define SROCE_FLUSH_SEL_MR		1
+
 /* Atomic ACK Extended Transport Header */
 struct sroce_atmack {
 	__be64 orig;
@@ -105,6 +123,7 @@ struct sroce_grh {
 #define SROCE_IETH_LEN		4
 #define SROCE_ATMETH_LEN	28
 #define SROCE_ATMACK_LEN	8
+#define SROCE_FETH_LEN		4
 #define SROCE_GRH_LEN		40
 
 static_assert(sizeof(struct sroce_bth) == SROCE_BTH_LEN, "BTH size");
@@ -115,6 +134,7 @@ static_assert(sizeof(struct sroce_immdt) == SROCE_IMMDT_LEN, "ImmDt size");
 static_assert(sizeof(struct sroce_ieth) == SROCE_IETH_LEN, "IETH size");
 static_assert(sizeof(struct sroce_atmeth) == SROCE_ATMETH_LEN, "AtomicETH");
 static_assert(sizeof(struct sroce_atmack) == SROCE_ATMACK_LEN, "AtomicAck");
+static_assert(sizeof(struct sroce_feth) == SROCE_FETH_LEN, "FETH size");
 static_assert(sizeof(struct sroce_grh) == SROCE_GRH_LEN, "GRH size");
 
 /* Outer header sizes RoCEv2 uses (no IPv4 options, no IPv6 ext headers). */
@@ -161,6 +181,8 @@ enum {
 	SROCE_OP_FETCH_ADD			= 0x14,
 	SROCE_OP_SEND_LAST_INV			= 0x16,
 	SROCE_OP_SEND_ONLY_INV			= 0x17,
+	SROCE_OP_FLUSH				= 0x1c,
+	SROCE_OP_ATOMIC_WRITE			= 0x1d,
 };
 
 #define SROCE_OPCODE(svc, op)	(SROCE_OPC_##svc | SROCE_OP_##op)
@@ -189,6 +211,8 @@ enum sroce_opcode {
 	SROCE_RC_FETCH_ADD		= SROCE_OPCODE(RC, FETCH_ADD),
 	SROCE_RC_SEND_LAST_INV		= SROCE_OPCODE(RC, SEND_LAST_INV),
 	SROCE_RC_SEND_ONLY_INV		= SROCE_OPCODE(RC, SEND_ONLY_INV),
+	SROCE_RC_FLUSH			= SROCE_OPCODE(RC, FLUSH),
+	SROCE_RC_ATOMIC_WRITE		= SROCE_OPCODE(RC, ATOMIC_WRITE),
 
 	SROCE_UC_SEND_FIRST		= SROCE_OPCODE(UC, SEND_FIRST),
 	SROCE_UC_SEND_MIDDLE		= SROCE_OPCODE(UC, SEND_MIDDLE),

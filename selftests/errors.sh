@@ -27,10 +27,10 @@ t_ok "sroce_verbs (loopback data path and error completions)" verbs
 
 show_counters
 # Fresh module: exactly the three remote access errors and the one RNR.
-t_ok "bad_rkey == 3 (bad rkey, out of bounds, no permission)" \
-	test "$(hw_counter bad_rkey)" -eq 3
-t_ok "naks_sent == naks_rcvd == 3" \
-	sh -c "[ $(hw_counter naks_sent) -eq 3 ] && [ $(hw_counter naks_rcvd) -eq 3 ]"
+t_ok "bad_rkey == 4 (bad rkey, out of bounds, no permission twice)" \
+	test "$(hw_counter bad_rkey)" -eq 4
+t_ok "naks_sent == naks_rcvd == 4" \
+	sh -c "[ $(hw_counter naks_sent) -eq 4 ] && [ $(hw_counter naks_rcvd) -eq 4 ]"
 t_ok "rnr_naks_sent == rnr_naks_rcvd == 1" \
 	sh -c "[ $(hw_counter rnr_naks_sent) -eq 1 ] && [ $(hw_counter rnr_naks_rcvd) -eq 1 ]"
 t_ok "rnr_retry_exceeded_err == 1" test "$(hw_counter rnr_retry_exceeded_err)" -eq 1

@@ -16,7 +16,7 @@ static const struct {
 	{ 0x05, 16 }, { 0x06, 28 }, { 0x07, 12 }, { 0x08, 12 }, { 0x09, 16 },
 	{ 0x0a, 28 }, { 0x0b, 32 }, { 0x0c, 28 }, { 0x0d, 16 }, { 0x0e, 12 },
 	{ 0x0f, 16 }, { 0x10, 16 }, { 0x11, 16 }, { 0x12, 24 }, { 0x13, 40 },
-	{ 0x14, 40 }, { 0x16, 16 }, { 0x17, 16 },
+	{ 0x14, 40 }, { 0x16, 16 }, { 0x17, 16 }, { 0x1c, 32 }, { 0x1d, 28 },
 	{ 0x20, 12 }, { 0x21, 12 }, { 0x22, 12 }, { 0x23, 16 }, { 0x24, 12 },
 	{ 0x25, 16 }, { 0x26, 28 }, { 0x27, 12 }, { 0x28, 12 }, { 0x29, 16 },
 	{ 0x2a, 28 }, { 0x2b, 32 },
@@ -28,7 +28,7 @@ static unsigned int xh_len(u8 xh)
 	return (xh & SROCE_XH_DETH ? 8 : 0) + (xh & SROCE_XH_RETH ? 16 : 0) +
 	       (xh & SROCE_XH_ATMETH ? 28 : 0) + (xh & SROCE_XH_AETH ? 4 : 0) +
 	       (xh & SROCE_XH_ATMACK ? 8 : 0) + (xh & SROCE_XH_IMMDT ? 4 : 0) +
-	       (xh & SROCE_XH_IETH ? 4 : 0);
+	       (xh & SROCE_XH_IETH ? 4 : 0) + (xh & SROCE_XH_FETH ? 4 : 0);
 }
 
 static void test_table(void)
@@ -79,11 +79,17 @@ static void test_table(void)
 		      == !(in->xhdrs & SROCE_XH_AETH);
 		ok &= !(op == SROCE_OP_WRITE_FIRST || op == SROCE_OP_WRITE_ONLY ||
 			op == SROCE_OP_WRITE_ONLY_IMM ||
-			op == SROCE_OP_READ_REQUEST) ==
+			op == SROCE_OP_READ_REQUEST || op == SROCE_OP_FLUSH ||
+			op == SROCE_OP_ATOMIC_WRITE) ==
 		      !(in->xhdrs & SROCE_XH_RETH);
+		ok &= !(op == SROCE_OP_FLUSH) == !(in->xhdrs & SROCE_XH_FETH);
+		ok &= !(op == SROCE_OP_FLUSH) == !(f & SROCE_OPF_FLUSH);
+		ok &= !(op == SROCE_OP_ATOMIC_WRITE) ==
+		      !(f & SROCE_OPF_ATOMIC_WRITE);
 		ok &= !(op == SROCE_OP_READ_REQUEST || op == SROCE_OP_ACK ||
 			op == SROCE_OP_ATOMIC_ACK || op == SROCE_OP_CMP_SWAP ||
-			op == SROCE_OP_FETCH_ADD) == !!(f & SROCE_OPF_PAYLOAD);
+			op == SROCE_OP_FETCH_ADD || op == SROCE_OP_FLUSH) ==
+		      !!(f & SROCE_OPF_PAYLOAD);
 		ok &= in->name && strncmp(in->name, "SROCE_", 6) == 0;
 		if (!ok) {
 			bad_consist++;
@@ -93,7 +99,7 @@ static void test_table(void)
 	for (i = 0; i < 256; i++)
 		if (sroce_opcode_info(i)->hdr_len > SROCE_MAX_HDR_LEN)
 			bad_len++;
-	TAP_EQ(nvalid, ARRAY_SIZE(expected_ops), "37 valid opcodes");
+	TAP_EQ(nvalid, ARRAY_SIZE(expected_ops), "39 valid opcodes");
 	TAP_EQ(bad_len, 0, "header lengths match spec and extension headers");
 	TAP_EQ(bad_consist, 0, "opcode flags are mutually consistent");
 
@@ -300,6 +306,23 @@ static void test_parse_hand_built(void)
 	tap_ok(p.h.ieth_rkey == 0x4207 && p.payload_len == 3 && p.h.pad == 1,
 	       "IETH field and padded payload");
 
+	/* RC FLUSH: FETH (placement global, level MR) before the RETH */
+	static const u8 flush[] = {
+		0x1c, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x09,
+		0x80, 0x00, 0x01, 0x00,
+		0xff, 0xff, 0xff, 0xd1,
+		0x00, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x10, 0x00,
+		0x00, 0x00, 0x33, 0x44, 0x00, 0x00, 0x10, 0x00,
+		0, 0, 0, 0,
+	};
+	r = parse_exact(flush, sizeof(flush), &p);
+	TAP_EQ(r, 0, "RC FLUSH parses");
+	tap_ok(p.h.feth_plt == SROCE_FLUSH_GLOBAL &&
+	       p.h.feth_sel == SROCE_FLUSH_SEL_MR &&
+	       p.h.reth_va == 0x7f0000001000ULL && p.h.reth_rkey == 0x3344 &&
+	       p.h.reth_len == 0x1000 && p.h.ackreq && p.payload_len == 0,
+	       "FETH fields (reserved bits ignored), RETH after it");
+
 	/* RC READ RESPONSE FIRST: AETH + one 256-byte PMTU of payload */
 	u8 rr_first[12 + 4 + 256 + 4] = {
 		0x0d, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07,
@@ -403,6 +426,22 @@ static void test_parse_reject(void)
 	buf[0] = SROCE_RC_CMP_SWAP;
 	TAP_EQ(parse_exact(buf, 48, &p), -EBADMSG, "atomic with data");
 	TAP_EQ(parse_exact(buf, 44, &p), 0, "atomic without data ok");
+	buf[0] = SROCE_RC_FLUSH;
+	TAP_EQ(parse_exact(buf, 36, &p), 0, "FLUSH without data ok");
+	TAP_EQ(parse_exact(buf, 40, &p), -EBADMSG, "FLUSH with data");
+	/* ATOMIC WRITE: RETH length 8 and exactly 8 bytes, unpadded */
+	memset(buf, 0, sizeof(buf));
+	buf[0] = SROCE_RC_ATOMIC_WRITE;
+	buf[27] = 8;
+	TAP_EQ(parse_exact(buf, 40, &p), 0, "ATOMIC WRITE of 8 bytes ok");
+	TAP_EQ(parse_exact(buf, 36, &p), -EBADMSG, "ATOMIC WRITE of 4 bytes");
+	TAP_EQ(parse_exact(buf, 44, &p), -EBADMSG, "ATOMIC WRITE of 12 bytes");
+	TAP_EQ(parse_exact(buf, 32, &p), -EBADMSG, "empty ATOMIC WRITE");
+	buf[1] = 3 << SROCE_BTH_PAD_SHIFT;
+	TAP_EQ(parse_exact(buf, 44, &p), -EBADMSG, "ATOMIC WRITE, 9 + 3 pad");
+	buf[1] = 0;
+	buf[27] = 16;
+	TAP_EQ(parse_exact(buf, 40, &p), -EBADMSG, "ATOMIC WRITE, RETH 16");
 }
 
 /* Headers-only buffer with a longer claimed length: no payload reads. */
@@ -443,7 +482,8 @@ static int hdrs_equal(const struct sroce_pkt_hdrs *a,
 	       a->atm_rkey == b->atm_rkey &&
 	       a->atm_swap_add == b->atm_swap_add &&
 	       a->atm_compare == b->atm_compare &&
-	       a->atmack_orig == b->atmack_orig;
+	       a->atmack_orig == b->atmack_orig &&
+	       a->feth_plt == b->feth_plt && a->feth_sel == b->feth_sel;
 }
 
 static u64 rng_state = 0x9e3779b97f4a7c15ULL;
@@ -495,6 +535,12 @@ static void random_hdrs(u8 op, struct sroce_pkt_hdrs *h)
 	}
 	if (xh & SROCE_XH_ATMACK)
 		h->atmack_orig = rnd();
+	if (xh & SROCE_XH_FETH) {
+		h->feth_plt = rnd() & SROCE_FETH_PLT_MASK;
+		h->feth_sel = rnd() & 3;
+	}
+	if (sroce_opcode_info(op)->flags & SROCE_OPF_ATOMIC_WRITE)
+		h->reth_len = 8;
 }
 
 /* Payload size that satisfies the opcode's rules. */
@@ -504,6 +550,8 @@ static u32 legal_payload(const struct sroce_opcode_info *in)
 
 	if (!(f & SROCE_OPF_PAYLOAD))
 		return 0;
+	if (f & SROCE_OPF_ATOMIC_WRITE)
+		return 8;
 	if (!(f & SROCE_OPF_LAST))
 		return 256;
 	if ((f & SROCE_OPF_ONLY) == SROCE_OPF_ONLY)

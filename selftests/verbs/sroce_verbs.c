@@ -824,6 +824,113 @@ out:
 		ibv_destroy_cq(cq);
 }
 
+/* An RC pair whose requester is an ibv_qp_ex allowed @ops. */
+static int pair_up_ex(struct pair *p, uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 64 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = ops,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->scq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	p->rcq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	if (!p->scq || !p->rcq)
+		return -1;
+	ia.pd = pd;
+	ia.send_cq = p->scq;
+	ia.recv_cq = p->rcq;
+	p->a = ibv_create_qp_ex(ctx, &ia);
+	p->b = create_qp(p->scq, p->rcq, IBV_QPT_RC, NULL);
+	if (!p->a || !p->b)
+		return -1;
+	if (modify_rc(p->a, p->b->qp_num, 7) ||
+	    modify_rc(p->b, p->a->qp_num, 7))
+		return -1;
+	return 0;
+}
+
+static int wr_atomic_write(struct ibv_qp *qp, uint64_t id, void *target,
+			   uint32_t rkey, const void *val)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+
+	ibv_wr_start(qx);
+	qx->wr_id = id;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, rkey, (uintptr_t)target, val);
+	return ibv_wr_complete(qx);
+}
+
+/*
+ * ATOMIC WRITE (rxe has it from 6.2 only): 8 bytes land at once, in the
+ * order they were given, and nothing beside them; a run of them against
+ * one word ends with the last; an unaligned target is refused at post; a
+ * region the peer may not write gives REM_ACCESS_ERR with nothing written.
+ */
+static void test_atomic_write(void)
+{
+	unsigned char *t = bbuf + 4096, *dbuf = calloc(1, 4096);
+	unsigned char before[24], val[8];
+	struct ibv_mr *ro = NULL;
+	struct ibv_wc wc;
+	struct pair p;
+	int i, ok = 1;
+
+	if (pair_up_ex(&p, IBV_QP_EX_WITH_ATOMIC_WRITE)) {
+		report(0, "atomic write: pair to RTS");
+		goto out;
+	}
+	fill(t - 8, 24);
+	memcpy(before, t - 8, 24);
+	memcpy(val, "sroce-AW", 8);
+	CHECK(!wr_atomic_write(p.a, 600, t, bmr->rkey, val),
+	      "atomic write: posted");
+	if (!expect_wc(p.scq, 600, IBV_WC_SUCCESS, IBV_WC_ATOMIC_WRITE, &wc,
+		       "atomic write"))
+		CHECK(wc.byte_len == 8, "atomic write: byte_len %u == 8",
+		      wc.byte_len);
+	CHECK(!memcmp(t, val, 8) && !memcmp(t - 8, before, 8) &&
+	      !memcmp(t + 8, before + 16, 8),
+	      "atomic write: the 8 bytes in order, neighbours untouched");
+	for (i = 0; i < 32 && ok; i++) {
+		val[0] = (unsigned char)i;
+		ok = !wr_atomic_write(p.a, 700 + i, t, bmr->rkey, val) &&
+		     !expect_wc(p.scq, 700 + i, IBV_WC_SUCCESS,
+				IBV_WC_ATOMIC_WRITE, NULL, "atomic write run");
+	}
+	CHECK(ok && t[0] == 31 && !memcmp(t + 1, "roce-AW", 7),
+	      "atomic write: 32 in a row, the last one stays");
+	CHECK(wr_atomic_write(p.a, 800, t + 4, bmr->rkey, val) == EINVAL,
+	      "atomic write: unaligned target refused at post");
+	CHECK(poll_one(p.scq, &wc, 200) == 0, "atomic write: ... no completion");
+	CHECK(!pair_down(&p), "atomic write: destroy pair");
+
+	ro = ibv_reg_mr(pd, dbuf, 4096, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	if (!ro || pair_up_ex(&p, IBV_QP_EX_WITH_ATOMIC_WRITE)) {
+		report(0, "atomic write: read-only MR and pair");
+		goto out;
+	}
+	CHECK(!wr_atomic_write(p.a, 900, dbuf + 64, ro->rkey, val),
+	      "atomic write to a read-only region: posted");
+	expect_wc(p.scq, 900, IBV_WC_REM_ACCESS_ERR, -1, NULL,
+		  "atomic write to a read-only region");
+	CHECK(!memcmp(dbuf + 64, (unsigned char[8]){ 0 }, 8),
+	      "atomic write to a read-only region: nothing written");
+	check_err_state(p.a, "atomic write to a read-only region");
+	CHECK(!pair_down(&p), "atomic write: destroy pair");
+out:
+	if (ro)
+		ibv_dereg_mr(ro);
+	free(dbuf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *devname = NULL;
@@ -888,6 +995,7 @@ int main(int argc, char **argv)
 		test_qp_access();
 		test_sizes();
 		test_errors();
+		test_atomic_write();
 		test_ud_srq();
 	}
 

@@ -14,12 +14,19 @@
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 	 IBV_SEND_INLINE)
 
+#if SROCE_HAVE_WR_FLUSH
+#define SROCE_QP_EX_WITH_FLUSH	IBV_QP_EX_WITH_FLUSH
+#else
+#define SROCE_QP_EX_WITH_FLUSH	0
+#endif
+
 #define SROCE_QP_EX_OPS_RC \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
-	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV | \
+	 IBV_QP_EX_WITH_ATOMIC_WRITE | SROCE_QP_EX_WITH_FLUSH)
 #define SROCE_QP_EX_OPS_UC \
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
@@ -86,6 +93,16 @@ static int sroce_map_opcode(enum ibv_wr_opcode op, uint32_t *uop,
 		*uop = IB_UVERBS_WR_SEND_WITH_INV;
 		*bit = IBV_QP_EX_WITH_SEND_WITH_INV;
 		return 0;
+	case IBV_WR_ATOMIC_WRITE:
+		*uop = SROCE_WR_ATOMIC_WRITE;
+		*bit = IBV_QP_EX_WITH_ATOMIC_WRITE;
+		return 0;
+#if SROCE_HAVE_WR_FLUSH
+	case IBV_WR_FLUSH:
+		*uop = SROCE_WR_FLUSH;
+		*bit = IBV_QP_EX_WITH_FLUSH;
+		return 0;
+#endif
 	default:
 		return EINVAL;
 	}
@@ -711,26 +728,63 @@ static void sroce_wr_send_tso(struct ibv_qp_ex *ibqp, void *hdr,
 	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
 }
 
+/*
+ * ATOMIC WRITE: the 8 bytes travel as inline data, taken now, in memory
+ * order; the responder stores them at once.  The target must be aligned.
+ */
 static void sroce_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 				  uint64_t raddr, const void *atomic_wr)
 {
-	(void)rkey;
-	(void)raddr;
-	(void)atomic_wr;
-	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w;
+
+	if (!qp->wr_err && (!atomic_wr || (raddr & 7))) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w = sroce_wr_new(ibqp, IBV_WR_ATOMIC_WRITE);
+	if (!w)
+		return;
+	w->wr.rdma.remote_addr = raddr;
+	w->wr.rdma.rkey = rkey;
+	memcpy((uint8_t *)w + SROCE_SEND_WQE_HDR, atomic_wr, 8);
+	w->inline_len = 8;
+	w->send_flags |= SROCE_SEND_INLINE;
+	/* its data is set: later set_sge/inline calls are the caller's bug */
+	qp->wr_cur = NULL;
 }
 
 #if SROCE_HAVE_WR_FLUSH
+/* The longest message IB allows, and what a RETH's DMA length holds. */
+#define SROCE_MAX_MSG_LEN	(1ULL << 31)
+_Static_assert(IBV_FLUSH_GLOBAL == SROCE_FLUSH_TYPE_GLOBAL &&
+	       IBV_FLUSH_PERSISTENT == SROCE_FLUSH_TYPE_PERSISTENT &&
+	       IBV_FLUSH_RANGE == SROCE_FLUSH_LEVEL_RANGE &&
+	       IBV_FLUSH_MR == SROCE_FLUSH_LEVEL_MR, "flush values");
+
 static void sroce_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey,
 			   uint64_t raddr, size_t len, uint8_t type,
 			   uint8_t level)
 {
-	(void)rkey;
-	(void)raddr;
-	(void)len;
-	(void)type;
-	(void)level;
-	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w;
+
+	if (!qp->wr_err &&
+	    (len > SROCE_MAX_MSG_LEN ||
+	     (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	     (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR))) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w = sroce_wr_new(ibqp, IBV_WR_FLUSH);
+	if (!w)
+		return;
+	w->wr.flush.remote_addr = raddr;
+	w->wr.flush.rkey = rkey;
+	w->wr.flush.length = (uint32_t)len;
+	w->wr.flush.type = type;
+	w->wr.flush.level = level;
+	qp->wr_cur = NULL;
 }
 #endif
 

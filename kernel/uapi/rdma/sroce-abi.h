@@ -137,6 +137,15 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 rsvd;
 		} ud;
+		/* SROCE_WR_FLUSH */
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+			__u8 type;	/* SROCE_FLUSH_TYPE_* bits */
+			__u8 level;	/* SROCE_FLUSH_LEVEL_* */
+			__u8 rsvd[6];
+		} flush;
 		struct {
 			__aligned_u64 addr;
 			__aligned_u64 length;
@@ -149,6 +158,22 @@ struct sroce_send_wqe {
 };
 
 #define SROCE_SEND_WQE_HDR	64
+
+/*
+ * The two opcodes uverbs numbered in Linux 6.2 (ib_uverbs_wr_opcode and
+ * ib_uverbs_wc_opcode), named here so that both sides build on 6.1 too.
+ * SROCE_WR_ATOMIC_WRITE uses wr.rdma and carries its 8 bytes as inline
+ * data (SROCE_SEND_INLINE, inline_len 8), in memory order.
+ */
+#define SROCE_WR_FLUSH		14
+#define SROCE_WR_ATOMIC_WRITE	15
+#define SROCE_WC_FLUSH		8
+#define SROCE_WC_ATOMIC_WRITE	9
+/* wr.flush.type and .level: the values of IBV_FLUSH_* */
+#define SROCE_FLUSH_TYPE_GLOBAL		(1 << 0)
+#define SROCE_FLUSH_TYPE_PERSISTENT	(1 << 1)
+#define SROCE_FLUSH_LEVEL_RANGE		0
+#define SROCE_FLUSH_LEVEL_MR		1
 
 /*
  * send_flags bits.  uAPI exports no enum for them; these are the values of

@@ -895,7 +895,11 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 			   IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
 			   IBV_QP_EX_WITH_SEND_WITH_INV |
-			   IBV_QP_EX_WITH_RDMA_READ;
+			   IBV_QP_EX_WITH_RDMA_READ |
+			   IBV_QP_EX_WITH_ATOMIC_WRITE;
+#if SROCE_HAVE_WR_FLUSH
+	a.send_ops_flags |= IBV_QP_EX_WITH_FLUSH;
+#endif
 	qp = ibv_create_qp_ex(ctx, &a);
 	check(qp != NULL && qp_to(qp, IBV_QPS_RTS) == 0,
 	      "ibv_create_qp_ex with send_ops_flags, to RTS");
@@ -968,12 +972,57 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	ibv_wr_send_tso(qx, buf, 4, 100);
 	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
 	      "ibv_wr_send_tso: EOPNOTSUPP, no crash");
+	/* ATOMIC WRITE: its 8 bytes inline, in memory order */
+	nw0 = fk.nwqe;
+	ibv_wr_start(qx);
+	qx->wr_id = 16;
+	ibv_wr_atomic_write(qx, 0x77, 0xd008, "ABCDEFGH");
+	ret = ibv_wr_complete(qx);
+	check(ret == 0 && fk.nwqe == nw0 + 1 &&
+	      log_wqe(nw0)->opcode == SROCE_WR_ATOMIC_WRITE &&
+	      log_wqe(nw0)->wr.rdma.rkey == 0x77 &&
+	      log_wqe(nw0)->wr.rdma.remote_addr == 0xd008 &&
+	      log_wqe(nw0)->inline_len == 8 &&
+	      (log_wqe(nw0)->send_flags & SROCE_SEND_INLINE) &&
+	      !memcmp(fk.wqe_log[nw0] + 64, "ABCDEFGH", 8),
+	      "ibv_wr_atomic_write: one WQE, 8 bytes inline");
+	db0 = fk.doorbells;
+	ibv_wr_start(qx);
+	ibv_wr_atomic_write(qx, 0x77, 0xd004, "ABCDEFGH");
+	check(ibv_wr_complete(qx) == EINVAL && fk.nwqe == nw0 + 1 &&
+	      fk.doorbells == db0,
+	      "ibv_wr_atomic_write to an unaligned address: EINVAL");
+	ibv_wr_start(qx);
+	ibv_wr_atomic_write(qx, 0x77, 0xd008, "ABCDEFGH");
+	ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)buf, 8);
+	check(ibv_wr_complete(qx) == EINVAL && fk.nwqe == nw0 + 1,
+	      "ibv_wr_atomic_write then set_sge: EINVAL, nothing posted");
 #if SROCE_HAVE_WR_FLUSH
 	ibv_wr_start(qx);
+	qx->wr_id = 17;
 	ibv_wr_flush(qx, 0x1234, 0x1000, 64, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
-	check(ibv_wr_complete(qx) == EOPNOTSUPP && fk.doorbells == db0,
-	      "ibv_wr_flush (rdma-core 56): EOPNOTSUPP, no crash");
+	ret = ibv_wr_complete(qx);
+	check(ret == 0 && fk.nwqe == nw0 + 2 &&
+	      log_wqe(nw0 + 1)->opcode == SROCE_WR_FLUSH &&
+	      log_wqe(nw0 + 1)->wr.flush.rkey == 0x1234 &&
+	      log_wqe(nw0 + 1)->wr.flush.remote_addr == 0x1000 &&
+	      log_wqe(nw0 + 1)->wr.flush.length == 64 &&
+	      log_wqe(nw0 + 1)->wr.flush.type == SROCE_FLUSH_TYPE_GLOBAL &&
+	      log_wqe(nw0 + 1)->wr.flush.level == SROCE_FLUSH_LEVEL_RANGE,
+	      "ibv_wr_flush (rdma-core 56): one WQE, fields as given");
+	db0 = fk.doorbells;
+	ibv_wr_start(qx);
+	ibv_wr_flush(qx, 0x1234, 0x1000, 64, 4, IBV_FLUSH_RANGE);
+	check(ibv_wr_complete(qx) == EINVAL && fk.doorbells == db0,
+	      "ibv_wr_flush with an unknown placement type: EINVAL");
+	ibv_wr_start(qx);
+	ibv_wr_flush(qx, 0x1234, 0x1000, 1ULL << 32, IBV_FLUSH_GLOBAL,
+		     IBV_FLUSH_MR);
+	check(ibv_wr_complete(qx) == EINVAL && fk.doorbells == db0,
+	      "ibv_wr_flush of more than 2 GiB: EINVAL");
 #endif
+	prod0 = ctl_of(&kq->sq)->prod;
+	db0 = fk.doorbells;
 	ibv_wr_start(qx);
 	ibv_wr_send(qx);
 	ibv_wr_abort(qx);
