@@ -8,7 +8,8 @@
 # (path MTU 1024), every exchange once with sroce serving and once with rxe
 # serving:
 # - sroce_xfer RC and UC (every op) at 0, 1, MTU, MTU + 1 and several MTUs,
-#   UD at 0, 1 and MTU, every byte and completion field checked;
+#   UD at 0, 1 and MTU, every byte and completion field checked; on kernels
+#   whose rdma_rxe has it (6.2 on), RC ATOMIC WRITE too;
 # - ibv_{rc,uc,srq}_pingpong -c at 5000 bytes, ibv_ud_pingpong -c at 0 and
 #   MTU (-c checks one byte per page), and rping -V/-v at 5000 bytes, every
 #   byte compared (by rping itself on the client, by rping_data_ok on both
@@ -108,6 +109,10 @@ for S in 1 2; do
 	xfer $S rc 0,1,$MTU_B,$((MTU_B + 1)),5000,65536 -m $MTU_B
 	xfer $S uc 0,1,$MTU_B,$((MTU_B + 1)),5000 -m $MTU_B
 	xfer $S ud 0,1,$MTU_B
+	case $(uname -r) in
+	6.1.*) ;;
+	*) xfer $S rc 8 -o aw,cas -m $MTU_B ;;
+	esac
 	log_retx "sroce_xfer (server VM $S)"
 
 	# Every tool runs in both directions, once over rdma_cm and once over

@@ -7,7 +7,8 @@
 # sroce0 on each of two VMs, data verified across the wire in both
 # directions with sroce_xfer: RC (send, send_imm, write, write_imm, read,
 # cas, faa at 0 B .. 1 MiB, then send, write and read of 8 MiB, then
-# bursts of small writes posted without doorbells), UC (send,
+# bursts of small writes posted without doorbells, then ATOMIC WRITE
+# beside cas), UC (send,
 # write, write_imm), UD (send, send_imm up to the path MTU) over the IPv4
 # RoCE v2 GIDs, RC once more over the IPv6 GIDs of fd77::<id>, and RC and
 # rping over the GIDs sroce0 gets for VLAN 100 on eth0 (tagged by eth0.100:
@@ -72,6 +73,9 @@ xfer_log burst
 db=$(($(hw_counter sq_doorbells) - db0))
 echo "# burst: $db doorbells for 1091 posted send WRs"
 t_ok "bursts rang a doorbell for under half of their 1091 send WRs" test "$db" -lt 545
+t_ok "sroce_xfer rc, IPv4: atomic write, beside cas" xfer aw 18807 -t rc \
+	-o aw,cas -s 8
+xfer_log aw
 t_ok "sroce_xfer uc, IPv4: send, write, write_imm" xfer uc 18802 -t uc \
 	-o send,write,write_imm -s 0,1,1023,1024,1025,4097,65536,1048576
 xfer_log uc

@@ -73,12 +73,19 @@
  * unacknowledged (sroce then skips their doorbell and sends them in a
  * batch), completions checked one by one, in order.
  */
+/*
+ * OP_AW: ATOMIC WRITE (ibv_wr_atomic_write; rdma_rxe has it from Linux
+ * 6.2 on, so only asked for by name, like OP_BURST).
+ */
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
-	  OP_FAA, OP_BURST, NUM_OPS };
+	  OP_FAA, OP_BURST, OP_AW, NUM_OPS };
 
 static const char *const op_names[NUM_OPS] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "burst",
+	"aw",
 };
+/* Ops a plan has only when it names them. */
+#define NAMED_ONLY_OPS	(1u << OP_BURST | 1u << OP_AW)
 #define SQ_DEPTH	64
 #define BURST_DEPTH	(SQ_DEPTH - 8)
 #define BURST_PIECE_MIN	64
@@ -492,13 +499,20 @@ static int setup_verbs(const char *devname)
 		return -1;
 	}
 	{
-		struct ibv_qp_init_attr ia = {
+		struct ibv_qp_init_attr_ex ia = {
 			.send_cq = scq, .recv_cq = rcq, .qp_type = qpt,
 			.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 8,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.comp_mask = IBV_QP_INIT_ATTR_PD,
+			.pd = pd,
 		};
 
-		qp = ibv_create_qp(pd, &ia);
+		/* the ibv_wr_* API, for ATOMIC WRITE, only when asked for */
+		if (plan_ops & 1u << OP_AW) {
+			ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+			ia.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+		}
+		qp = ibv_create_qp_ex(ctx, &ia);
 	}
 	if (!qp) {
 		note("create %s qp: %s", type_name, strerror(errno));
@@ -838,6 +852,21 @@ static int post_atomic1(uint64_t id, enum ibv_wr_opcode opc, uint64_t laddr,
 	return err ? -1 : 0;
 }
 
+static int post_atomic_write1(uint64_t id, uint64_t raddr, uint64_t val)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+	int err;
+
+	ibv_wr_start(qx);
+	qx->wr_id = id;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qx, peer.rkey, raddr, &val);
+	err = ibv_wr_complete(qx);
+	if (err)
+		note("post atomic write: %s", strerror(err));
+	return err ? -1 : 0;
+}
+
 static int post_recv1(uint64_t id, uint64_t addr, uint32_t len)
 {
 	struct ibv_sge sge = { addr, len, mr->lkey };
@@ -1025,6 +1054,8 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 	case OP_FAA:
 		memset(res, GUARD_BYTE, 16);
 		break;
+	case OP_AW:
+		break;
 	default:
 		return 0;
 	}
@@ -1104,6 +1135,17 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 			ok = 0;
 		}
 		break;
+	case OP_AW:
+		if (post_atomic_write1(id, peer.addr + aoff, atomic_value(s, 1)) ||
+		    expect_wc(scq, id, IBV_WC_ATOMIC_WRITE, &wc,
+			      "atomic write completion"))
+			return 0;
+		if (wc.byte_len != 8) {
+			note("atomic write completion byte_len %u, want 8",
+			     wc.byte_len);
+			ok = 0;
+		}
+		break;
 	default:
 		break;
 	}
@@ -1141,6 +1183,7 @@ static int responder_prep(const struct step *s, int idx, int post)
 		return 0;
 	case OP_CAS:
 	case OP_FAA:
+	case OP_AW:
 		*(volatile uint64_t *)(buf + aoff) = atomic_value(s, 0);
 		return 0;
 	default:
@@ -1240,9 +1283,10 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 		break;
 	case OP_CAS:
 	case OP_FAA:
+	case OP_AW:
 		got = *(volatile uint64_t *)(buf + aoff);
-		want = s->op == OP_CAS ? atomic_value(s, 1) :
-		       atomic_value(s, 0) + atomic_value(s, 1);
+		want = s->op == OP_FAA ? atomic_value(s, 0) + atomic_value(s, 1) :
+		       atomic_value(s, 1);
 		if (got != want) {
 			note("%s target now %#" PRIx64 ", want %#" PRIx64,
 			     op_names[s->op], got, want);
@@ -1332,7 +1376,8 @@ static int build_steps(struct step *st, int max)
 			sizes[ns++] = mtu;
 	}
 	for (op = 0; op < NUM_OPS; op++) {
-		int iters = op == OP_CAS || op == OP_FAA ? ATOMIC_ITERS : ns;
+		int iters = op == OP_CAS || op == OP_FAA || op == OP_AW ?
+			    ATOMIC_ITERS : ns;
 
 		if (!(plan_ops & (1 << op)))
 			continue;
@@ -1415,7 +1460,7 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	plan_ops = ops ? parse_ops(ops) : (int)(type_ops[qpt] & ~(1u << OP_BURST));
+	plan_ops = ops ? parse_ops(ops) : (int)(type_ops[qpt] & ~NAMED_ONLY_OPS);
 	if (plan_ops < 0 || check_plan()) {
 		fprintf(stderr, "%s: ops %s: unknown, or not for %s QPs\n",
 			argv[0], ops, type_name);
