@@ -16,6 +16,10 @@
 # counted in ack_out_of_window. A PSN sequence NAK inside the window makes
 # the requester resend from its PSN. Then proper ACKs complete the WRITE.
 #
+# ATOMIC WRITE and FLUSH to the victim's responder: each answered with an
+# empty READ response ONLY, the 8 bytes in place, a duplicate ATOMIC WRITE
+# answered again without being executed again.
+#
 # Malformed packets: bad ICRC, truncated headers, bad pad, unknown opcode,
 # a UD/UC opcode to the RC QP, wrong P_Key, a UDP length past the packet;
 # each aimed at the QP's expected PSN with a receive posted, each dropped
@@ -244,12 +248,41 @@ t_ok "... whose bytes are right" vic "check $((3 << 20)) 777 7"
 t_ok "... and is ACKed at its PSN" \
 	wait_for "grep -q '^rx RC_ACK qpn=$((PEER_QPN)) psn=$RQ_PSN .*kind=ACK' $RX" 10
 
+VVA=$(sed -n 's/.*va=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")
+VRKEY=$(sed -n 's/.*rkey=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")
+# rx_resp PSN N: N empty READ responses ONLY, ACKs, at PSN came back.
+rx_resp() {
+	[ "$(rx_count "^rx RC_READ_RESP_ONLY qpn=$((PEER_QPN)) psn=$1 .*len=0 .*kind=ACK")" -eq "$2" ]
+}
+
+# ATOMIC WRITE and FLUSH (IBA annex A19): answered with an empty READ
+# response ONLY; a duplicate is answered again but not executed again.
+AW=$(((3 << 20) + 8192))
+AWPSN=$(psn $((RQ_PSN + 1)))
+t_ok "victim fills an ATOMIC WRITE target" vic "fill $AW 16 9"
+t_ok "an ATOMIC WRITE of 8 bytes" inj op=RC_ATOMIC_WRITE qpn="$VQPN" \
+	psn="$AWPSN" ackreq=1 va=$((VVA + AW)) rkey="$VRKEY" dmalen=8 len=8 seed=3
+t_ok "... is answered by an empty READ response ONLY at its PSN" \
+	wait_for "rx_resp $AWPSN 1" 10
+t_ok "... and its 8 bytes are in place" vic "check $AW 8 3"
+t_ok "... and the 8 after them untouched" vic "check $((AW + 8)) 8 9 8"
+t_ok "the same ATOMIC WRITE again, other bytes" inj op=RC_ATOMIC_WRITE \
+	qpn="$VQPN" psn="$AWPSN" ackreq=1 va=$((VVA + AW)) rkey="$VRKEY" \
+	dmalen=8 len=8 seed=4
+t_ok "... is answered again" wait_for "rx_resp $AWPSN 2" 10
+t_ok "... but not executed again" vic "check $AW 8 3"
+FLPSN=$(psn $((RQ_PSN + 2)))
+t_ok "a FLUSH of no placement type (a no-op), range level" inj op=RC_FLUSH \
+	qpn="$VQPN" psn="$FLPSN" ackreq=1 va="$VVA" rkey="$VRKEY" dmalen=4096 plt=0 sel=0
+t_ok "... is answered by an empty READ response ONLY at its PSN" \
+	wait_for "rx_resp $FLPSN 1" 10
+t_ok "the QP is in RTS" vic_rts
+
 # Last, as it ends the QP: a WRITE whose payload is shorter than its RETH
 # says is an Invalid Request; the responder NAKs it (IBA 9.7.5.2.3).
-NEXT=$(psn $((RQ_PSN + 1)))
+NEXT=$(psn $((RQ_PSN + 3)))
 t_ok "a WRITE ONLY shorter than its DMA length" inj op=RC_WRITE_ONLY qpn="$VQPN" \
-	psn="$NEXT" ackreq=1 va="$(sed -n 's/.*va=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")" \
-	rkey="$(sed -n 's/.*rkey=\(0x[0-9a-f]*\).*/\1/p' <<< "$INFO")" dmalen=64 len=32 seed=2
+	psn="$NEXT" ackreq=1 va="$VVA" rkey="$VRKEY" dmalen=64 len=32 seed=2
 t_ok "... is NAKed Invalid Request at its PSN" \
 	wait_for "grep -q '^rx RC_ACK qpn=$((PEER_QPN)) psn=$NEXT .*kind=NAK code=1 ' $RX" 10
 t_ok "... traced: sroce_nak_sent" \

@@ -12,9 +12,9 @@ import re
 import struct
 import sys
 
-# extension header sizes in wire order: DETH RETH AtomicETH AETH AtomicAck
-# ImmDt IETH
-D, R, A, K, AA, I, V = 8, 16, 28, 4, 8, 4, 4
+# extension header sizes in wire order: FETH DETH RETH AtomicETH AETH
+# AtomicAck ImmDt IETH
+F, D, R, A, K, AA, I, V = 4, 8, 16, 28, 4, 8, 4, 4
 RC_UC = {
     0x00: ((), 256), 0x01: ((), 256), 0x02: ((), 7), 0x03: ((I,), 5),
     0x04: ((), 9), 0x05: ((I,), 0), 0x06: ((R,), 256), 0x07: ((), 256),
@@ -24,6 +24,7 @@ RC_ONLY = {
     0x0c: ((R,), 0), 0x0d: ((K,), 256), 0x0e: ((), 256), 0x0f: ((K,), 1),
     0x10: ((K,), 17), 0x11: ((K,), 0), 0x12: ((K, AA), 0),
     0x13: ((A,), 0), 0x14: ((A,), 0), 0x16: ((V,), 6), 0x17: ((V,), 1),
+    0x1c: ((F, R), 0), 0x1d: ((R,), 8),
 }
 UD = {0x64: ((D,), 33), 0x65: ((D, I), 8)}
 

@@ -25,6 +25,7 @@
  *   syn= msn=              AETH: syn=0x1f ACK, 0x60|code NAK, 0x20|t RNR
  *   imm= ieth= qkey= sqp=  ImmDt, IETH, DETH
  *   atmva= atmrkey= swap= cmp=   AtomicETH;  orig=  AtomicAckETH
+ *   plt= sel=              FETH placement type, selectivity level (FLUSH)
  *   len=N                  payload bytes (0)
  *   seed=S off=O           payload byte i is pattern(S, O + i) (see
  *                          pattern_byte; the victim checks the same way);
@@ -231,6 +232,8 @@ static int spec_word(struct spec *sp, const char *w)
 	KEY("swap", sp->h.atm_swap_add, ~0ULL);
 	KEY("cmp", sp->h.atm_compare, ~0ULL);
 	KEY("orig", sp->h.atmack_orig, ~0ULL);
+	KEY("plt", sp->h.feth_plt, 0xf);
+	KEY("sel", sp->h.feth_sel, 3);
 	KEY("len", sp->len, MAX_PAYLOAD);
 	KEY("off", sp->off, 0xffffffffULL);
 	KEY("fill", sp->fill, 0xff);
@@ -563,6 +566,7 @@ static void fz_spec(struct fuzz *f, char *line, size_t size)
 	u64 va;
 	size_t n;
 	int mr;
+	bool aw;
 
 	r = fz_below(f, 100);
 	if (f->nqp && r < 60) {
@@ -597,7 +601,12 @@ static void fz_spec(struct fuzz *f, char *line, size_t size)
 	if (fz_pct(f, 50))
 		FZ_ADD("sport=%u", fz_below(f, 0x10000));
 
-	if (info->xhdrs & SROCE_XH_RETH) {
+	/* most ATOMIC WRITEs well-formed, so that they reach the engine */
+	aw = (info->flags & SROCE_OPF_ATOMIC_WRITE) && fz_pct(f, 70);
+	if (aw) {
+		fz_mr(f, &rkey, &va, 8);
+		FZ_ADD("rkey=%u va=%llu dmalen=8", rkey, (unsigned long long)va);
+	} else if (info->xhdrs & SROCE_XH_RETH) {
 		mr = fz_mr(f, &rkey, &va, 1);
 		r = fz_below(f, 5);
 		FZ_ADD("rkey=%u va=%llu dmalen=%u", rkey, (unsigned long long)va,
@@ -630,8 +639,15 @@ static void fz_spec(struct fuzz *f, char *line, size_t size)
 	}
 	if (info->xhdrs & SROCE_XH_ATMACK)
 		FZ_ADD("orig=%llu", (unsigned long long)fz_next(f));
+	if (info->xhdrs & SROCE_XH_FETH)
+		FZ_ADD("plt=%u sel=%u", fz_pct(f, 70) ? fz_below(f, 4) :
+		       fz_below(f, 16), fz_below(f, 4));
 
-	len = (info->flags & SROCE_OPF_PAYLOAD) || fz_pct(f, 10) ? fz_len(f) : 0;
+	if (aw)
+		len = 8;
+	else
+		len = (info->flags & SROCE_OPF_PAYLOAD) || fz_pct(f, 10) ?
+		      fz_len(f) : 0;
 	FZ_ADD("len=%u", len);
 	if (fz_pct(f, 90))
 		FZ_ADD("seed=%u off=%u", (u32)fz_next(f), fz_below(f, 1u << 20));
