@@ -81,7 +81,7 @@ static void comp_wqe_done(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		return;
 	swqe->st.done = true;
 	swqe->st.status = status;
-	if (swqe->st.rd_atomic && qp->req.rd_out)
+	if (swqe->st.rd_res && qp->req.rd_out)
 		qp->req.rd_out--;
 	if (status != IB_WC_SUCCESS)
 		qp->req.err = true;
@@ -340,10 +340,12 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 	}
 	swqe = comp_head(qp);
 	if (swqe && swqe->st.one_pkt) {
-		/* FLUSH/ATOMIC WRITE: an empty response ONLY acknowledges it */
-		if (pkt->h.opcode == SROCE_RC_READ_RESP_ONLY &&
-		    !pkt->payload_len && psn == swqe->st.first_psn &&
-		    comp_ack_upto(qp, psn))
+		/* FLUSH/ATOMIC WRITE: only an empty response ONLY answers it */
+		if (psn != swqe->st.first_psn)
+			return;
+		if (pkt->h.opcode != SROCE_RC_READ_RESP_ONLY || pkt->payload_len)
+			comp_wqe_done(qp, swqe, IB_WC_BAD_RESP_ERR);
+		else if (comp_ack_upto(qp, psn))
 			comp_rerequest(qp, SROCE_RETX_IMPLIED);
 		return;
 	}

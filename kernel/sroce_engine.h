@@ -41,6 +41,12 @@ struct sroce_swqe_state {
 	bool local;			/* LOCAL_INV/REG_MR/BIND_MW: no packets */
 	/* FLUSH/ATOMIC WRITE: one packet; an ACK or empty response ends it */
 	bool one_pkt;
+	/*
+	 * Takes one of the responder's max_dest_rd_atomic resources (READ,
+	 * atomics, and FLUSH/ATOMIC WRITE, which rxe keeps one for): counted
+	 * in req.rd_out against max_rd_atomic, and waited for by a fence.
+	 */
+	bool rd_res;
 	u8 wc_opcode;			/* enum ib_uverbs_wc_opcode */
 	u32 len;			/* message length in bytes */
 	u32 npkts;			/* PSNs the message consumes */

@@ -395,8 +395,8 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MAX)
 		return -EINVAL;
 	/*
-	 * The FLUSH bits are taken and grant nothing: sroce has no FLUSH
-	 * (the receive path drops the opcode as unknown).
+	 * The FLUSH bits allow RDMA FLUSH of their placement type; rdma-core
+	 * 56 sets them on every RC QP, so the region's bits decide.
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |

@@ -86,6 +86,7 @@ static int req_start_one_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		  swqe->wqe.wr.flush.length : sizeof(u64);
 	st->npkts = 1;
 	req_assign_psns(qp, st);
+	qp->req.rd_out++;
 	return 0;
 }
 
@@ -144,6 +145,7 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		st->wc_opcode = wqe->opcode == SROCE_WR_FLUSH ?
 				SROCE_WC_FLUSH : SROCE_WC_ATOMIC_WRITE;
 		st->one_pkt = true;
+		st->rd_res = true;
 		/* only the provider can post them: ib_send_wr has no fields */
 		if (!req_is_rc(qp) || !qp->is_user)
 			goto bad_op;
@@ -169,7 +171,8 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	/* A fence waits for every earlier READ/atomic to complete. */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_out)
 		return -EBUSY;
-	if (st->rd_atomic) {
+	st->rd_res |= st->rd_atomic;
+	if (st->rd_res) {
 		max_rd = max_t(u32, qp->attr.max_rd_atomic, 1);
 		if (req->rd_out >= max_rd)
 			return -EBUSY;
@@ -227,7 +230,7 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	else
 		st->npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	req_assign_psns(qp, st);
-	if (st->rd_atomic)
+	if (st->rd_res)
 		req->rd_out++;
 	return 0;
 

@@ -321,6 +321,8 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 	res->rkey = pkt->h.atm_rkey;
 	res->orig = orig;
 
+	/* an ACK still deferred reports the PSN and MSN before this one */
+	sroce_resp_flush_ack(qp);
 	resp->msn++;
 	resp->psn = sroce_psn_next(pkt->h.psn);
 	resp->ack_psn = resp->psn;
@@ -404,6 +406,7 @@ enum resp_rc sroce_resp_placement(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (rc != RESP_OK)
 		return rc;
 
+	sroce_resp_flush_ack(qp);
 	resp->msn++;
 	resp->psn = sroce_psn_next(pkt->h.psn);
 	resp->ack_psn = resp->psn;
