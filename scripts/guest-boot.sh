@@ -40,7 +40,8 @@ ENV=$SHARE/vm$VMID.env
 [ -r "$ENV" ] || die "no $ENV"
 # shellcheck disable=SC1090
 . "$ENV"
-export VM_ID NVMS MTU REPO STAGE RESULTS SYNC KVER SROCE_TEST
+# TSCALE too: make check-debug's slower kernel stretches every wait_for
+export VM_ID NVMS MTU REPO STAGE RESULTS SYNC KVER SROCE_TEST TSCALE
 hostname "vm$VM_ID"
 say "boot done at $(cut -d' ' -f1 /proc/uptime)s"
 
