@@ -15,7 +15,8 @@
 	 (((x) & SROCE_XH_ATMACK) ? SROCE_ATMACK_LEN : 0) +		\
 	 (((x) & SROCE_XH_IMMDT) ? SROCE_IMMDT_LEN : 0) +		\
 	 (((x) & SROCE_XH_IETH) ? SROCE_IETH_LEN : 0) +			\
-	 (((x) & SROCE_XH_FETH) ? SROCE_FETH_LEN : 0))
+	 (((x) & SROCE_XH_FETH) ? SROCE_FETH_LEN : 0) +			\
+	 (((x) & SROCE_XH_XRCETH) ? SROCE_XRCETH_LEN : 0))
 
 #define OPE(op, type, xh, fl)						\
 	[op] = {							\
@@ -39,7 +40,16 @@
 #define F_READ_RESP	(SROCE_OPF_PAYLOAD | SROCE_OPF_RESP | SROCE_OPF_READ)
 #define ACKD		SROCE_OPF_NEEDS_ACK
 
+/*
+ * XRC's operations are RC's with, in requests, an XRCETH right behind the
+ * BTH; the unit test holds each to its RC twin.
+ */
+#define OPX(op, xh, fl)							\
+	OPE(SROCE_XRC_##op, XRC,					\
+	    (xh) | (((fl) & SROCE_OPF_REQ) ? SROCE_XH_XRCETH : 0), fl)
+
 #define RC		SROCE_QPT_RC
+#define XRC		SROCE_QPT_XRC
 #define UC		SROCE_QPT_UC
 #define UD		SROCE_QPT_UD
 
@@ -87,6 +97,45 @@ const struct sroce_opcode_info sroce_opcode_table[256] = {
 	OPE(SROCE_RC_ATOMIC_WRITE, RC, SROCE_XH_RETH,
 	    SROCE_OPF_PAYLOAD | SROCE_OPF_REQ | SROCE_OPF_ATOMIC_WRITE |
 	    SROCE_OPF_ONLY | ACKD),
+
+	OPX(SEND_FIRST, 0, F_SEND_FIRST | ACKD),
+	OPX(SEND_MIDDLE, 0, F_SEND_MIDDLE | ACKD),
+	OPX(SEND_LAST, 0, F_SEND_LAST | ACKD),
+	OPX(SEND_LAST_IMM, SROCE_XH_IMMDT,
+	    F_SEND_LAST | SROCE_OPF_IMM | ACKD),
+	OPX(SEND_ONLY, 0, F_SEND_ONLY | ACKD),
+	OPX(SEND_ONLY_IMM, SROCE_XH_IMMDT,
+	    F_SEND_ONLY | SROCE_OPF_IMM | ACKD),
+	OPX(WRITE_FIRST, SROCE_XH_RETH,
+	    F_WRITE | SROCE_OPF_FIRST | ACKD),
+	OPX(WRITE_MIDDLE, 0, F_WRITE | SROCE_OPF_MIDDLE | ACKD),
+	OPX(WRITE_LAST, 0, F_WRITE | SROCE_OPF_LAST | ACKD),
+	OPX(WRITE_LAST_IMM, SROCE_XH_IMMDT,
+	    F_WRITE | SROCE_OPF_LAST | F_WRITE_IMM | ACKD),
+	OPX(WRITE_ONLY, SROCE_XH_RETH,
+	    F_WRITE | SROCE_OPF_ONLY | ACKD),
+	OPX(WRITE_ONLY_IMM, SROCE_XH_RETH | SROCE_XH_IMMDT,
+	    F_WRITE | SROCE_OPF_ONLY | F_WRITE_IMM | ACKD),
+	OPX(READ_REQUEST, SROCE_XH_RETH,
+	    SROCE_OPF_REQ | SROCE_OPF_READ | SROCE_OPF_ONLY | ACKD),
+	OPX(READ_RESP_FIRST, SROCE_XH_AETH,
+	    F_READ_RESP | SROCE_OPF_FIRST),
+	OPX(READ_RESP_MIDDLE, 0, F_READ_RESP | SROCE_OPF_MIDDLE),
+	OPX(READ_RESP_LAST, SROCE_XH_AETH,
+	    F_READ_RESP | SROCE_OPF_LAST),
+	OPX(READ_RESP_ONLY, SROCE_XH_AETH,
+	    F_READ_RESP | SROCE_OPF_ONLY),
+	OPX(ACK, SROCE_XH_AETH, SROCE_OPF_RESP | SROCE_OPF_ONLY),
+	OPX(ATOMIC_ACK, SROCE_XH_AETH | SROCE_XH_ATMACK,
+	    SROCE_OPF_RESP | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY),
+	OPX(CMP_SWAP, SROCE_XH_ATMETH,
+	    SROCE_OPF_REQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY | ACKD),
+	OPX(FETCH_ADD, SROCE_XH_ATMETH,
+	    SROCE_OPF_REQ | SROCE_OPF_ATOMIC | SROCE_OPF_ONLY | ACKD),
+	OPX(SEND_LAST_INV, SROCE_XH_IETH,
+	    F_SEND_LAST | SROCE_OPF_INV | ACKD),
+	OPX(SEND_ONLY_INV, SROCE_XH_IETH,
+	    F_SEND_ONLY | SROCE_OPF_INV | ACKD),
 
 	OPE(SROCE_UC_SEND_FIRST, UC, 0, F_SEND_FIRST),
 	OPE(SROCE_UC_SEND_MIDDLE, UC, 0, F_SEND_MIDDLE),
@@ -140,7 +189,7 @@ int sroce_pkt_parse(const void *buf, u32 len, struct sroce_pkt *pkt)
 	const struct sroce_opcode_info *info;
 	const u8 *p = buf;
 	u32 off, avail;
-	u8 xh;
+	u16 xh;
 
 	memset(pkt, 0, sizeof(*pkt));
 
@@ -182,6 +231,13 @@ int sroce_pkt_parse(const void *buf, u32 len, struct sroce_pkt *pkt)
 	/* IBA 9.2 fixes the order in which extension headers appear. */
 	xh = info->xhdrs;
 	off = SROCE_BTH_LEN;
+	if (xh & SROCE_XH_XRCETH) {
+		const struct sroce_xrceth *x = (const void *)(p + off);
+
+		/* bits 31:24 are reserved: ignored on receive */
+		pkt->h.xrc_srqn = be32_to_cpu(x->srqn) & SROCE_24BIT_MASK;
+		off += SROCE_XRCETH_LEN;
+	}
 	if (xh & SROCE_XH_FETH) {
 		const struct sroce_feth *f = (const void *)(p + off);
 		u32 bits = be32_to_cpu(f->bits);
@@ -251,7 +307,7 @@ int sroce_pkt_build(void *buf, u32 buflen, const struct sroce_pkt_hdrs *h)
 	struct sroce_bth *bth = buf;
 	u8 *p = buf;
 	u32 off;
-	u8 xh;
+	u16 xh;
 
 	if (!(info->flags & SROCE_OPF_VALID))
 		return -EINVAL;
@@ -262,6 +318,8 @@ int sroce_pkt_build(void *buf, u32 buflen, const struct sroce_pkt_hdrs *h)
 	if ((xh & SROCE_XH_AETH) && h->aeth_msn > SROCE_24BIT_MASK)
 		return -EINVAL;
 	if ((xh & SROCE_XH_DETH) && h->deth_sqp > SROCE_24BIT_MASK)
+		return -EINVAL;
+	if ((xh & SROCE_XH_XRCETH) && h->xrc_srqn > SROCE_24BIT_MASK)
 		return -EINVAL;
 	if ((xh & SROCE_XH_FETH) &&
 	    (h->feth_plt > SROCE_FETH_PLT_MASK ||
@@ -280,6 +338,12 @@ int sroce_pkt_build(void *buf, u32 buflen, const struct sroce_pkt_hdrs *h)
 	sroce_bth_set_psn(bth, h->psn, h->ackreq);
 
 	off = SROCE_BTH_LEN;
+	if (xh & SROCE_XH_XRCETH) {
+		struct sroce_xrceth *x = (void *)(p + off);
+
+		x->srqn = cpu_to_be32(h->xrc_srqn);
+		off += SROCE_XRCETH_LEN;
+	}
 	if (xh & SROCE_XH_FETH) {
 		struct sroce_feth *f = (void *)(p + off);
 

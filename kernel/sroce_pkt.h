@@ -15,6 +15,7 @@ enum sroce_qpt {
 	SROCE_QPT_RC,
 	SROCE_QPT_UC,
 	SROCE_QPT_UD,
+	SROCE_QPT_XRC,
 };
 
 /* Extension headers that may follow the BTH. */
@@ -27,6 +28,7 @@ enum {
 	SROCE_XH_IMMDT		= 1 << 5,
 	SROCE_XH_IETH		= 1 << 6,
 	SROCE_XH_FETH		= 1 << 7,
+	SROCE_XH_XRCETH		= 1 << 8,
 };
 
 /* Per-opcode properties. ONLY packets carry both FIRST and LAST. */
@@ -58,13 +60,14 @@ enum {
 	SROCE_OPF_ONLY		= SROCE_OPF_FIRST | SROCE_OPF_LAST,
 };
 
-/* Longest BTH + extension headers of any opcode (atomic requests). */
-#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_ATMETH_LEN)
+/* Longest BTH + extension headers of any opcode (XRC atomic requests). */
+#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_XRCETH_LEN + \
+				 SROCE_ATMETH_LEN)
 
 struct sroce_opcode_info {
 	const char *name;
 	u32 flags;		/* SROCE_OPF_* */
-	u8 xhdrs;		/* SROCE_XH_* */
+	u16 xhdrs;		/* SROCE_XH_* */
 	u8 qpt;			/* enum sroce_qpt */
 	u8 hdr_len;		/* BTH plus all extension headers */
 };
@@ -97,6 +100,8 @@ struct sroce_pkt_hdrs {
 	u16 pkey;
 	u32 qpn;
 	u32 psn;
+
+	u32 xrc_srqn;		/* XRC requests: the target's XRC SRQ */
 
 	u64 reth_va;
 	u32 reth_rkey;

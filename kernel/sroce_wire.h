@@ -96,6 +96,14 @@ struct sroce_feth {
 #define SROCE_FLUSH_SEL_RANGE		0
 #define SROCE_FLUSH_SEL_MR		1
 
+/*
+ * XRC Extended Transport Header: the XRC SRQ at the target that a request
+ * of an XRC initiator is for; it follows the BTH of every XRC request.
+ */
+struct sroce_xrceth {
+	__be32 srqn;	/* resv8:8 XRCSRQ:24 */
+} __packed;
+
 /* Atomic ACK Extended Transport Header */
 struct sroce_atmack {
 	__be64 orig;
@@ -124,6 +132,7 @@ struct sroce_grh {
 #define SROCE_ATMETH_LEN	28
 #define SROCE_ATMACK_LEN	8
 #define SROCE_FETH_LEN		4
+#define SROCE_XRCETH_LEN	4
 #define SROCE_GRH_LEN		40
 
 static_assert(sizeof(struct sroce_bth) == SROCE_BTH_LEN, "BTH size");
@@ -135,6 +144,7 @@ static_assert(sizeof(struct sroce_ieth) == SROCE_IETH_LEN, "IETH size");
 static_assert(sizeof(struct sroce_atmeth) == SROCE_ATMETH_LEN, "AtomicETH");
 static_assert(sizeof(struct sroce_atmack) == SROCE_ATMACK_LEN, "AtomicAck");
 static_assert(sizeof(struct sroce_feth) == SROCE_FETH_LEN, "FETH size");
+static_assert(sizeof(struct sroce_xrceth) == SROCE_XRCETH_LEN, "XRCETH");
 static_assert(sizeof(struct sroce_grh) == SROCE_GRH_LEN, "GRH size");
 
 /* Outer header sizes RoCEv2 uses (no IPv4 options, no IPv6 ext headers). */
@@ -153,6 +163,7 @@ enum {
 	SROCE_OPC_RD			= 0x40,
 	SROCE_OPC_UD			= 0x60,
 	SROCE_OPC_CNP			= 0x80,
+	SROCE_OPC_XRC			= 0xa0,
 	SROCE_OPC_SERVICE_MASK		= 0xe0,
 	SROCE_OPC_OP_MASK		= 0x1f,
 };
@@ -229,6 +240,31 @@ enum sroce_opcode {
 
 	SROCE_UD_SEND_ONLY		= SROCE_OPCODE(UD, SEND_ONLY),
 	SROCE_UD_SEND_ONLY_IMM		= SROCE_OPCODE(UD, SEND_ONLY_IMM),
+
+	/* XRC: RC's operations; FLUSH and ATOMIC WRITE are RC only here */
+	SROCE_XRC_SEND_FIRST		= SROCE_OPCODE(XRC, SEND_FIRST),
+	SROCE_XRC_SEND_MIDDLE		= SROCE_OPCODE(XRC, SEND_MIDDLE),
+	SROCE_XRC_SEND_LAST		= SROCE_OPCODE(XRC, SEND_LAST),
+	SROCE_XRC_SEND_LAST_IMM		= SROCE_OPCODE(XRC, SEND_LAST_IMM),
+	SROCE_XRC_SEND_ONLY		= SROCE_OPCODE(XRC, SEND_ONLY),
+	SROCE_XRC_SEND_ONLY_IMM		= SROCE_OPCODE(XRC, SEND_ONLY_IMM),
+	SROCE_XRC_WRITE_FIRST		= SROCE_OPCODE(XRC, WRITE_FIRST),
+	SROCE_XRC_WRITE_MIDDLE		= SROCE_OPCODE(XRC, WRITE_MIDDLE),
+	SROCE_XRC_WRITE_LAST		= SROCE_OPCODE(XRC, WRITE_LAST),
+	SROCE_XRC_WRITE_LAST_IMM	= SROCE_OPCODE(XRC, WRITE_LAST_IMM),
+	SROCE_XRC_WRITE_ONLY		= SROCE_OPCODE(XRC, WRITE_ONLY),
+	SROCE_XRC_WRITE_ONLY_IMM	= SROCE_OPCODE(XRC, WRITE_ONLY_IMM),
+	SROCE_XRC_READ_REQUEST		= SROCE_OPCODE(XRC, READ_REQUEST),
+	SROCE_XRC_READ_RESP_FIRST	= SROCE_OPCODE(XRC, READ_RESP_FIRST),
+	SROCE_XRC_READ_RESP_MIDDLE	= SROCE_OPCODE(XRC, READ_RESP_MIDDLE),
+	SROCE_XRC_READ_RESP_LAST	= SROCE_OPCODE(XRC, READ_RESP_LAST),
+	SROCE_XRC_READ_RESP_ONLY	= SROCE_OPCODE(XRC, READ_RESP_ONLY),
+	SROCE_XRC_ACK			= SROCE_OPCODE(XRC, ACK),
+	SROCE_XRC_ATOMIC_ACK		= SROCE_OPCODE(XRC, ATOMIC_ACK),
+	SROCE_XRC_CMP_SWAP		= SROCE_OPCODE(XRC, CMP_SWAP),
+	SROCE_XRC_FETCH_ADD		= SROCE_OPCODE(XRC, FETCH_ADD),
+	SROCE_XRC_SEND_LAST_INV		= SROCE_OPCODE(XRC, SEND_LAST_INV),
+	SROCE_XRC_SEND_ONLY_INV		= SROCE_OPCODE(XRC, SEND_ONLY_INV),
 };
 
 /* BTH field accessors; all return host-order values. */

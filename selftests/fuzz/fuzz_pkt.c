@@ -32,7 +32,9 @@ static int hdrs_equal(const struct sroce_pkt_hdrs *a,
 	       a->atm_rkey == b->atm_rkey &&
 	       a->atm_swap_add == b->atm_swap_add &&
 	       a->atm_compare == b->atm_compare &&
-	       a->atmack_orig == b->atmack_orig;
+	       a->atmack_orig == b->atmack_orig &&
+	       a->feth_plt == b->feth_plt && a->feth_sel == b->feth_sel &&
+	       a->xrc_srqn == b->xrc_srqn;
 }
 
 static void fuzz_parse(const uint8_t *data, u32 len)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """Write a seed corpus for fuzz_pkt and fuzz_keys.
 
-fuzz_pkt seeds: one well-formed transport packet (BTH..ICRC) per RC/UC/UD
+fuzz_pkt seeds: one well-formed transport packet (BTH..ICRC) per RC/UC/UD/XRC
 opcode with the extension headers laid out per IBA 9.2, plus the IPv4/IPv6
 ICRC vectors from ../unit/icrc_vectors.h as whole IP packets.
 Usage: gen_seeds.py OUTDIR
@@ -12,9 +12,9 @@ import re
 import struct
 import sys
 
-# extension header sizes in wire order: FETH DETH RETH AtomicETH AETH
-# AtomicAck ImmDt IETH
-F, D, R, A, K, AA, I, V = 4, 8, 16, 28, 4, 8, 4, 4
+# extension header sizes in wire order: XRCETH FETH DETH RETH AtomicETH
+# AETH AtomicAck ImmDt IETH
+X, F, D, R, A, K, AA, I, V = 4, 4, 8, 16, 28, 4, 8, 4, 4
 RC_UC = {
     0x00: ((), 256), 0x01: ((), 256), 0x02: ((), 7), 0x03: ((I,), 5),
     0x04: ((), 9), 0x05: ((I,), 0), 0x06: ((R,), 256), 0x07: ((), 256),
@@ -60,6 +60,13 @@ def main():
         table[op] = v
         table[op | 0x20] = v
     table.update(UD)
+    # XRC: RC's operations but FLUSH and ATOMIC WRITE; an XRCETH first in
+    # requests (responses are 0x0d..0x12)
+    for op, (exts, plen) in list(table.items()):
+        if op < 0x1c and not 0x0d <= op <= 0x12:
+            table[op | 0xa0] = ((X,) + exts, plen)
+        elif op < 0x1c:
+            table[op | 0xa0] = (exts, plen)
     for op, (exts, plen) in sorted(table.items()):
         with open(os.path.join(pkt_dir, 'op%02x' % op), 'wb') as f:
             f.write(packet(op, exts, plen, seq))

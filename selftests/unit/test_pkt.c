@@ -21,14 +21,21 @@ static const struct {
 	{ 0x25, 16 }, { 0x26, 28 }, { 0x27, 12 }, { 0x28, 12 }, { 0x29, 16 },
 	{ 0x2a, 28 }, { 0x2b, 32 },
 	{ 0x64, 20 }, { 0x65, 24 },
+	/* XRC: RC's headers, and an XRCETH in requests */
+	{ 0xa0, 16 }, { 0xa1, 16 }, { 0xa2, 16 }, { 0xa3, 20 }, { 0xa4, 16 },
+	{ 0xa5, 20 }, { 0xa6, 32 }, { 0xa7, 16 }, { 0xa8, 16 }, { 0xa9, 20 },
+	{ 0xaa, 32 }, { 0xab, 36 }, { 0xac, 32 }, { 0xad, 16 }, { 0xae, 12 },
+	{ 0xaf, 16 }, { 0xb0, 16 }, { 0xb1, 16 }, { 0xb2, 24 }, { 0xb3, 44 },
+	{ 0xb4, 44 }, { 0xb6, 20 }, { 0xb7, 20 },
 };
 
-static unsigned int xh_len(u8 xh)
+static unsigned int xh_len(u16 xh)
 {
 	return (xh & SROCE_XH_DETH ? 8 : 0) + (xh & SROCE_XH_RETH ? 16 : 0) +
 	       (xh & SROCE_XH_ATMETH ? 28 : 0) + (xh & SROCE_XH_AETH ? 4 : 0) +
 	       (xh & SROCE_XH_ATMACK ? 8 : 0) + (xh & SROCE_XH_IMMDT ? 4 : 0) +
-	       (xh & SROCE_XH_IETH ? 4 : 0) + (xh & SROCE_XH_FETH ? 4 : 0);
+	       (xh & SROCE_XH_IETH ? 4 : 0) + (xh & SROCE_XH_FETH ? 4 : 0) +
+	       (xh & SROCE_XH_XRCETH ? 4 : 0);
 }
 
 static void test_table(void)
@@ -60,7 +67,18 @@ static void test_table(void)
 			bad_len++;
 
 		ok &= in->qpt == (svc == 0x00 ? SROCE_QPT_RC :
-				  svc == 0x20 ? SROCE_QPT_UC : SROCE_QPT_UD);
+				  svc == 0x20 ? SROCE_QPT_UC :
+				  svc == 0xa0 ? SROCE_QPT_XRC : SROCE_QPT_UD);
+		ok &= !(in->qpt == SROCE_QPT_XRC && (f & SROCE_OPF_REQ)) ==
+		      !(in->xhdrs & SROCE_XH_XRCETH);
+		/* an XRC opcode is its RC twin but for the XRCETH */
+		if (in->qpt == SROCE_QPT_XRC) {
+			const struct sroce_opcode_info *rc =
+				sroce_opcode_info(op);
+
+			ok &= rc->flags == f &&
+			      rc->xhdrs == (in->xhdrs & ~SROCE_XH_XRCETH);
+		}
 		ok &= !(f & SROCE_OPF_REQ) != !(f & SROCE_OPF_RESP);
 		ok &= !!(f & SROCE_OPF_MIDDLE) !=
 		      !!(f & (SROCE_OPF_FIRST | SROCE_OPF_LAST));
@@ -68,8 +86,8 @@ static void test_table(void)
 		ok &= !(f & SROCE_OPF_INV) == !(in->xhdrs & SROCE_XH_IETH);
 		ok &= !(in->qpt == SROCE_QPT_UD) ==
 		      !(in->xhdrs & SROCE_XH_DETH);
-		ok &= !(in->qpt == SROCE_QPT_RC && (f & SROCE_OPF_REQ)) ==
-		      !(f & SROCE_OPF_NEEDS_ACK);
+		ok &= !((in->qpt == SROCE_QPT_RC || in->qpt == SROCE_QPT_XRC) &&
+			(f & SROCE_OPF_REQ)) == !(f & SROCE_OPF_NEEDS_ACK);
 		ok &= !((f & SROCE_OPF_ATOMIC) && (f & SROCE_OPF_REQ)) ==
 		      !(in->xhdrs & SROCE_XH_ATMETH);
 		ok &= !(op == SROCE_OP_ATOMIC_ACK) ==
@@ -99,7 +117,7 @@ static void test_table(void)
 	for (i = 0; i < 256; i++)
 		if (sroce_opcode_info(i)->hdr_len > SROCE_MAX_HDR_LEN)
 			bad_len++;
-	TAP_EQ(nvalid, ARRAY_SIZE(expected_ops), "39 valid opcodes");
+	TAP_EQ(nvalid, ARRAY_SIZE(expected_ops), "62 valid opcodes");
 	TAP_EQ(bad_len, 0, "header lengths match spec and extension headers");
 	TAP_EQ(bad_consist, 0, "opcode flags are mutually consistent");
 
@@ -194,6 +212,36 @@ static void test_parse_hand_built(void)
 	tap_ok(p.h.imm == cpu_to_be32(0x01020304), "ImmDt kept in wire order");
 	tap_ok(p.payload_off == 32 && p.payload_len == 4 && p.h.pad == 0,
 	       "WRITE ONLY IMM payload location");
+
+	/* XRC RDMA WRITE ONLY: XRCETH (reserved byte set) before the RETH */
+	static const u8 xrc_write[] = {
+		0xaa, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x22,
+		0x00, 0x00, 0x00, 0x07,
+		0xff, 0x12, 0x34, 0x56,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x00, 0x00, 0x04,
+		'x', 'r', 'c', '!',
+		0, 0, 0, 0,
+	};
+	r = parse_exact(xrc_write, sizeof(xrc_write), &p);
+	TAP_EQ(r, 0, "XRC WRITE ONLY parses");
+	tap_ok(p.info->qpt == SROCE_QPT_XRC && p.h.xrc_srqn == 0x123456 &&
+	       p.h.reth_va == 0x1122334455667788ULL &&
+	       p.h.reth_rkey == 0xaabbccdd && p.h.reth_len == 4 &&
+	       p.payload_off == 32 && p.payload_len == 4,
+	       "XRCETH (reserved bits ignored), then RETH and payload");
+	static const u8 xrc_ack[] = {
+		0xb1, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x22,
+		0x00, 0x00, 0x00, 0x07,
+		0x00, 0x00, 0x00, 0x09,
+		0, 0, 0, 0,
+	};
+	r = parse_exact(xrc_ack, sizeof(xrc_ack), &p);
+	tap_ok(!r && p.info->qpt == SROCE_QPT_XRC &&
+	       (p.info->flags & SROCE_OPF_RESP) && p.h.aeth_msn == 9 &&
+	       !p.h.xrc_srqn, "XRC ACK: an AETH and no XRCETH");
+	r = parse_exact(xrc_write, 16, &p);
+	tap_ok(r == -EINVAL, "XRC WRITE ONLY cut inside its RETH: -EINVAL");
 
 	/* RC RDMA READ REQUEST */
 	static const u8 read_req[] = {
@@ -483,7 +531,8 @@ static int hdrs_equal(const struct sroce_pkt_hdrs *a,
 	       a->atm_swap_add == b->atm_swap_add &&
 	       a->atm_compare == b->atm_compare &&
 	       a->atmack_orig == b->atmack_orig &&
-	       a->feth_plt == b->feth_plt && a->feth_sel == b->feth_sel;
+	       a->feth_plt == b->feth_plt && a->feth_sel == b->feth_sel &&
+	       a->xrc_srqn == b->xrc_srqn;
 }
 
 static u64 rng_state = 0x9e3779b97f4a7c15ULL;
@@ -498,7 +547,7 @@ static u64 rnd(void)
 
 static void random_hdrs(u8 op, struct sroce_pkt_hdrs *h)
 {
-	u8 xh = sroce_opcode_info(op)->xhdrs;
+	u16 xh = sroce_opcode_info(op)->xhdrs;
 
 	memset(h, 0, sizeof(*h));
 	h->opcode = op;
@@ -510,6 +559,8 @@ static void random_hdrs(u8 op, struct sroce_pkt_hdrs *h)
 	h->pkey = rnd();
 	h->qpn = rnd() & SROCE_24BIT_MASK;
 	h->psn = rnd() & SROCE_24BIT_MASK;
+	if (xh & SROCE_XH_XRCETH)
+		h->xrc_srqn = rnd() & SROCE_24BIT_MASK;
 	if (xh & SROCE_XH_RETH) {
 		h->reth_va = rnd();
 		h->reth_rkey = rnd();
@@ -605,6 +656,10 @@ static void test_build(void)
 	h.qpn = 1;
 	h.psn = 1 << 24;
 	TAP_EQ(sroce_pkt_build(buf, 64, &h), -EINVAL, "25-bit PSN refused");
+	random_hdrs(SROCE_XRC_SEND_ONLY, &h);
+	h.xrc_srqn = 1 << 24;
+	TAP_EQ(sroce_pkt_build(buf, 64, &h), -EINVAL,
+	       "25-bit XRC SRQ number refused");
 	h.psn = 1;
 	h.pad = 4;
 	TAP_EQ(sroce_pkt_build(buf, 64, &h), -EINVAL, "pad 4 refused");
