@@ -34,6 +34,7 @@
 #define SROCE_MAX_MR		0x10000
 #define SROCE_MAX_MW		0x10000
 #define SROCE_MAX_PD		0x10000
+#define SROCE_MAX_XRCD		0x10000
 #define SROCE_MAX_AH		0x10000
 #define SROCE_MAX_SRQ		0x4000
 #define SROCE_MAX_SRQ_WR	0x4000
@@ -148,6 +149,7 @@ struct sroce_dev {
 	u32 next_qpn, next_mr, next_ah, next_srq, next_qpc; /* cyclic cursors */
 
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
+	atomic_t num_xrcd;
 
 	struct sroce_counters __percpu *counters;
 	struct xarray qpcs;		/* rdma_counter id -> sroce_qpc */
@@ -179,6 +181,17 @@ struct sroce_ucontext {
 
 struct sroce_pd {
 	struct ib_pd ibpd;
+};
+
+/*
+ * An XRC domain.  Its TGT QPs are listed so that destroying one of its
+ * SRQs can take that SRQ from a responder still receiving a message into
+ * it (sroce_srq.c).
+ */
+struct sroce_xrcd {
+	struct ib_xrcd ibxrcd;
+	struct mutex lock;		/* the list */
+	struct list_head tgts;		/* sroce_qp.xrcd_link */
 };
 
 /*
@@ -291,9 +304,17 @@ struct sroce_cq {
 	struct ib_qp **kqp;		/* kernel CQs: wc->qp per slot */
 };
 
+/*
+ * A receive queue shared by QPs.  An XRC SRQ is also found by number, by
+ * the responders of its domain's TGT QPs, which hold @ref while they
+ * consume from it and post to its @cq.
+ */
 struct sroce_srq {
 	struct ib_srq ibsrq;
 	struct sroce_pd *pd;
+	struct sroce_xrcd *xrcd;	/* XRC SRQs only */
+	struct sroce_cq *cq;		/* XRC SRQs only: receive completions */
+	struct completion free_done;	/* destroy waits for the last ref */
 	struct sroce_queue rq;		/* ring of struct sroce_recv_wqe */
 	spinlock_t lock;		/* serialises consumers */
 	u32 srq_num;
@@ -339,6 +360,13 @@ struct sroce_qp {
 	struct sroce_pd *pd;
 	struct sroce_cq *scq, *rcq;
 	struct sroce_srq *srq;
+	/*
+	 * XRC TGT QPs: their domain, in whose list they are; they have no
+	 * PD, CQ or receive queue of their own, each request names the SRQ
+	 * it is for.
+	 */
+	struct sroce_xrcd *xrcd;
+	struct list_head xrcd_link;
 	bool is_user;
 	bool loop_peer;			/* its packets went to this host */
 	u32 nmcast;			/* groups attached, dev->mcast_mutex */
@@ -379,6 +407,11 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
+static inline struct sroce_xrcd *to_sxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct sroce_xrcd, ibxrcd);
+}
+
 static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct sroce_ah, ibah);
@@ -412,6 +445,21 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 static inline struct sroce_ucontext *to_suc(struct ib_ucontext *ibuc)
 {
 	return container_of(ibuc, struct sroce_ucontext, ibuc);
+}
+
+/* RC and both XRC QP types: the reliable, acknowledged transport. */
+static inline bool sroce_qp_reliable(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* Opcode service bits of @qp's packets: RC's or XRC's. */
+static inline u8 sroce_qp_opc(const struct sroce_qp *qp)
+{
+	return (qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+		qp->ibqp.qp_type == IB_QPT_XRC_TGT) ? SROCE_OPC_XRC : 0;
 }
 
 static inline void sroce_count(struct sroce_dev *dev, enum sroce_counter c)
@@ -517,7 +565,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *dev, struct sroce_pd *pd,
 			      u64 iova, u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
 /*
- * The responder's rkey lookup (type 2 windows must be bound to @qp).
+ * The responder's rkey lookup, in the PD of the request it handles
+ * (qp->resp.pd; type 2 windows must be bound to @qp).
  * Fills @ref, which then stays usable for copies until the key is
  * invalidated, its window unbound or the region deregistered; after that
  * copies fail with -EKEYREVOKED.  0 or -errno as sroce_mr_get().
@@ -561,6 +610,13 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 /* sroce_srq.c */
 /* Take one receive WQE (copied and validated); -EAGAIN when empty. */
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_rwqe *out);
+/*
+ * The XRC SRQ @srqn of @xrcd, referenced, for one request to a TGT QP;
+ * NULL if there is none (not an XRC SRQ, or of another domain).
+ */
+struct sroce_srq *sroce_xsrq_get(struct sroce_dev *dev, u32 srqn,
+				 struct sroce_xrcd *xrcd);
+void sroce_srq_put(struct sroce_srq *srq);
 
 /* sroce_qp.c: QP objects, state machine, queue access for the engine */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *dev, u32 qpn);
@@ -586,8 +642,12 @@ void sroce_sq_retire(struct sroce_qp *qp);
 int sroce_sq_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe);
 /* enum ib_wc_opcode for a send WQE's opcode (IB_WR_*). */
 u32 sroce_wr_to_wc_opcode(u32 opcode);
-/* Take one receive WQE from the QP's RQ or SRQ; -EAGAIN when empty. */
-int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out);
+/*
+ * Take one receive WQE from @srq (the QP's, or the XRC SRQ a request
+ * named) or else the QP's RQ; -EAGAIN when empty.
+ */
+int sroce_rq_take(struct sroce_qp *qp, struct sroce_srq *srq,
+		  struct sroce_rwqe *out);
 
 /* sroce_stats.c */
 void sroce_stats_dev_fini(struct sroce_dev *dev);

@@ -419,7 +419,8 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	bool fatal, drained = false;
 	u8 syn;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	/* net.c passed only responses of the QP's own service */
+	if (!sroce_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		return;
 
 	spin_lock_bh(&req->lock);
@@ -441,8 +442,8 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	old_psn = qp->comp.psn;
 	rd_out = req->rd_out;
 
-	switch (pkt->h.opcode) {
-	case SROCE_RC_ACK:
+	switch (pkt->h.opcode & SROCE_OPC_OP_MASK) {
+	case SROCE_OP_ACK:
 		syn = pkt->h.aeth_syn;
 		if (sroce_aeth_syn_type(syn) == SROCE_AETH_TYPE_ACK) {
 			if (comp_ack_upto(qp, psn))
@@ -451,14 +452,14 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 			comp_nak(qp, psn, syn);
 		}
 		break;
-	case SROCE_RC_ATOMIC_ACK:
+	case SROCE_OP_ATOMIC_ACK:
 		if (sroce_aeth_syn_type(pkt->h.aeth_syn) == SROCE_AETH_TYPE_ACK)
 			comp_atomic_ack(qp, rx);
 		break;
-	case SROCE_RC_READ_RESP_FIRST:
-	case SROCE_RC_READ_RESP_MIDDLE:
-	case SROCE_RC_READ_RESP_LAST:
-	case SROCE_RC_READ_RESP_ONLY:
+	case SROCE_OP_READ_RESP_FIRST:
+	case SROCE_OP_READ_RESP_MIDDLE:
+	case SROCE_OP_READ_RESP_LAST:
+	case SROCE_OP_READ_RESP_ONLY:
 		comp_read_resp(qp, rx);
 		break;
 	default:

@@ -145,6 +145,8 @@ struct sroce_resp_res {
 
 struct sroce_mr;
 struct sroce_rwqe;
+struct sroce_pd;
+struct sroce_srq;
 
 /*
  * A region as one rkey resolved it: holds the structure, and lets copies
@@ -200,6 +202,16 @@ struct sroce_resp {
 	bool tx_woken;			/* resumed by that wake-up: our turn */
 	struct timer_list tx_timer;
 
+	/*
+	 * The PD requests are checked against: the QP's, or for an XRC TGT
+	 * QP the PD of the SRQ the request names, @xsrq, referenced while
+	 * the request is handled.  @wqe_srq is the SRQ *wqe was taken from
+	 * (XRC only; sroce_resp_forget_srq() clears it), whose CQ gets its
+	 * completion.
+	 */
+	struct sroce_pd *pd;
+	struct sroce_srq *xsrq;
+	struct sroce_srq *wqe_srq;
 	struct sroce_rwqe *wqe;		/* private copy, allocated at init */
 	struct sroce_resp_res *res;	/* ring of max_dest_rd_atomic */
 	u32 nres;
@@ -319,6 +331,8 @@ int sroce_resp_init(struct sroce_qp *qp);
 int sroce_resp_reset(struct sroce_qp *qp, u32 rq_psn);
 void sroce_resp_stop(struct sroce_qp *qp, bool flush);
 void sroce_resp_cleanup(struct sroce_qp *qp);
+/* An XRC SRQ of @qp's domain is gone: drop a message received into it. */
+void sroce_resp_forget_srq(struct sroce_qp *qp, struct sroce_srq *srq);
 void sroce_resp_module_init(void);
 void sroce_resp_exit(void);
 

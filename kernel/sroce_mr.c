@@ -553,8 +553,9 @@ int sroce_mref_get(struct sroce_mref *ref, struct sroce_qp *qp, u32 key,
 {
 	struct sroce_mr *mr;
 
-	mr = sroce_mr_lookup(qp->dev, qp->pd, qp, key, true, access, iova,
-			     len, ref);
+	/* the responder's PD: the QP's, or the XRC SRQ's of this request */
+	mr = sroce_mr_lookup(qp->dev, qp->resp.pd, qp, key, true, access,
+			     iova, len, ref);
 	return PTR_ERR_OR_ZERO(mr);
 }
 

@@ -73,16 +73,24 @@ u16 sroce_net_src_port(u32 qpn)
 	return 0xc000 | hash_32(qpn, 14);
 }
 
-static bool sroce_opcode_fits_qp(const struct sroce_qp *qp, u8 qpt)
+static bool sroce_opcode_fits_qp(const struct sroce_qp *qp,
+				 const struct sroce_opcode_info *info)
 {
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		return qpt == SROCE_QPT_RC;
+		return info->qpt == SROCE_QPT_RC;
 	case IB_QPT_UC:
-		return qpt == SROCE_QPT_UC;
+		return info->qpt == SROCE_QPT_UC;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
-		return qpt == SROCE_QPT_UD;
+		return info->qpt == SROCE_QPT_UD;
+	/* an XRC initiator only sends requests, a target only answers */
+	case IB_QPT_XRC_INI:
+		return info->qpt == SROCE_QPT_XRC &&
+		       (info->flags & SROCE_OPF_RESP);
+	case IB_QPT_XRC_TGT:
+		return info->qpt == SROCE_QPT_XRC &&
+		       (info->flags & SROCE_OPF_REQ);
 	default:
 		return false;
 	}
@@ -98,7 +106,7 @@ static bool sroce_rx_from_peer(const struct sroce_qp *qp,
 {
 	const struct sroce_av *av = &qp->av;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (!sroce_qp_reliable(qp) && qp->ibqp.qp_type != IB_QPT_UC)
 		return true;
 	if (av->network_type != rx->network_type)
 		return false;
@@ -275,7 +283,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	qp = sroce_qp_get(dev, rx.pkt.h.qpn);
 	if (!qp)
 		goto no_qp;
-	if (!sroce_opcode_fits_qp(qp, rx.pkt.info->qpt) ||
+	if (!sroce_opcode_fits_qp(qp, rx.pkt.info) ||
 	    !sroce_rx_from_peer(qp, &rx)) {
 		sroce_qp_put(qp);
 		cause = SROCE_CNT_WRONG_QP;

@@ -149,8 +149,12 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	cap->max_send_wr = num;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline;
+	/* A TGT QP only responds: its SQ of one slot is never posted to. */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		memset(cap, 0, sizeof(*cap));
 
-	if (qp->srq) {
+	if (qp->srq || init->qp_type == IB_QPT_XRC_INI ||
+	    init->qp_type == IB_QPT_XRC_TGT) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 		return 0;
@@ -223,14 +227,30 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (udata || init->port_num != SROCE_PORT)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_INI:
+		/* an ib_send_wr cannot name the remote XRC SRQ */
+		if (!udata)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		/* ib_core makes it for its opener, without udata */
+		if (!init->xrcd)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->rwq_ind_tbl || init->xrcd ||
-	    init->source_qpn)
+	if (init->create_flags || init->rwq_ind_tbl || init->source_qpn ||
+	    (init->xrcd && init->qp_type != IB_QPT_XRC_TGT))
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		if (init->send_cq || init->recv_cq || init->srq)
+			return -EINVAL;
+	} else if (!init->send_cq ||
+		   (!init->recv_cq && init->qp_type != IB_QPT_XRC_INI) ||
+		   (init->srq && init->qp_type == IB_QPT_XRC_INI)) {
 		return -EINVAL;
+	}
 	if (!sroce_udata_in_ok(udata))
 		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(struct sroce_create_qp_resp))
@@ -244,9 +264,10 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 
 	qp->dev = dev;
-	qp->pd = to_spd(ibqp->pd);
-	qp->scq = to_scq(init->send_cq);
-	qp->rcq = to_scq(init->recv_cq);
+	qp->pd = ibqp->pd ? to_spd(ibqp->pd) : NULL;
+	qp->scq = init->send_cq ? to_scq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_scq(init->recv_cq) : NULL;
+	qp->xrcd = init->xrcd ? to_sxrcd(init->xrcd) : NULL;
 	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
 	qp->is_user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -290,6 +311,11 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_engine;
 	}
+	if (qp->xrcd) {
+		mutex_lock(&qp->xrcd->lock);
+		list_add(&qp->xrcd_link, &qp->xrcd->tgts);
+		mutex_unlock(&qp->xrcd->lock);
+	}
 	xa_store(&dev->qps, qpn, qp, GFP_KERNEL);
 	return 0;
 
@@ -308,6 +334,11 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *dev = qp->dev;
 
+	if (qp->xrcd) {
+		mutex_lock(&qp->xrcd->lock);
+		list_del(&qp->xrcd_link);
+		mutex_unlock(&qp->xrcd->lock);
+	}
 	sroce_mcast_qp_destroy(qp);
 	xa_erase(&dev->qps, ibqp->qp_num);
 	/* No lookup can find the QP any more, nor still be taking a ref. */
@@ -551,10 +582,12 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
 			    READ_ONCE(qp->req.draining);
-	attr->cap.max_send_wr = qp->sq.num;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_inline_data = qp->max_inline;
-	if (!qp->srq) {
+	if (ibqp->qp_type != IB_QPT_XRC_TGT) {
+		attr->cap.max_send_wr = qp->sq.num;
+		attr->cap.max_send_sge = qp->max_send_sge;
+		attr->cap.max_inline_data = qp->max_inline;
+	}
+	if (qp->rq.ctl) {
 		attr->cap.max_recv_wr = qp->rq.num;
 		attr->cap.max_recv_sge = qp->max_recv_sge;
 	}

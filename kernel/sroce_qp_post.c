@@ -149,6 +149,7 @@ static bool sroce_opcode_ok(struct sroce_qp *qp, u32 op)
 	case IB_QPT_GSI:
 		return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
 	case IB_QPT_RC:
+	case IB_QPT_XRC_INI:
 		switch (op) {
 		case IB_WR_RDMA_READ:
 		case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -157,7 +158,7 @@ static bool sroce_opcode_ok(struct sroce_qp *qp, u32 op)
 			return true;
 		case SROCE_WR_FLUSH:
 		case SROCE_WR_ATOMIC_WRITE:
-			return qp->is_user;
+			return qp->is_user && qp->ibqp.qp_type == IB_QPT_RC;
 		}
 		fallthrough;
 	case IB_QPT_UC:
@@ -208,6 +209,8 @@ static enum ib_wc_status sroce_swqe_check(struct sroce_qp *qp,
 	u64 total = 0;
 
 	if (!sroce_opcode_ok(qp, op) || (flags & ~SROCE_SEND_FLAGS))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI && w->xrc_srqn > 0xffffff)
 		return IB_WC_LOC_QP_OP_ERR;
 	if (qp->sig_all)
 		w->send_flags |= IB_SEND_SIGNALED;
@@ -392,14 +395,16 @@ int sroce_sq_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe)
 	return err;
 }
 
-int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out)
+int sroce_rq_take(struct sroce_qp *qp, struct sroce_srq *srq,
+		  struct sroce_rwqe *out)
 {
+	struct sroce_cq *cq = (srq && srq->cq) ? srq->cq : qp->rcq;
 	enum ib_qp_state state;
 	unsigned long flags;
 	int err;
 
-	if (qp->srq) {
-		err = sroce_srq_take(qp->srq, out);
+	if (srq) {
+		err = sroce_srq_take(srq, out);
 	} else {
 		spin_lock_irqsave(&qp->rq_lock, flags);
 		state = READ_ONCE(qp->state);
@@ -421,10 +426,10 @@ int sroce_rq_take(struct sroce_qp *qp, struct sroce_rwqe *out)
 	if (err == -EINVAL) {
 		bool notify = false;
 
-		sroce_flush_cqe(qp, qp->rcq, out->wr_id, IB_WC_RECV,
+		sroce_flush_cqe(qp, cq, out->wr_id, IB_WC_RECV,
 				IB_WC_LOC_QP_OP_ERR, &notify);
 		if (notify)
-			sroce_cq_notify(qp->rcq);
+			sroce_cq_notify(cq);
 	}
 	return -EIO;
 }

@@ -38,7 +38,7 @@ u32 sroce_req_mtu(const struct sroce_qp *qp)
 {
 	int mtu;
 
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+	if (sroce_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC) {
 		if (qp->mtu >= 256 && qp->mtu <= 4096)
 			return qp->mtu;
 	}
@@ -46,9 +46,10 @@ u32 sroce_req_mtu(const struct sroce_qp *qp)
 	return mtu > 0 ? mtu : 1024;
 }
 
+/* RC or XRC: acknowledged, with READ and atomics */
 static bool req_is_rc(const struct sroce_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC;
+	return sroce_qp_reliable(qp);
 }
 
 static bool req_is_ud(const struct sroce_qp *qp)
@@ -146,8 +147,11 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 				SROCE_WC_FLUSH : SROCE_WC_ATOMIC_WRITE;
 		st->one_pkt = true;
 		st->rd_res = true;
-		/* only the provider can post them: ib_send_wr has no fields */
-		if (!req_is_rc(qp) || !qp->is_user)
+		/*
+		 * Only the provider can post them (ib_send_wr has no fields
+		 * for them), and IBA defines them for RC, not XRC.
+		 */
+		if (qp->ibqp.qp_type != IB_QPT_RC || !qp->is_user)
 			goto bad_op;
 		break;
 	case IB_UVERBS_WR_LOCAL_INV:
@@ -244,7 +248,7 @@ static u8 req_service(const struct sroce_qp *qp)
 {
 	if (req_is_ud(qp))
 		return SROCE_OPC_UD;
-	return req_is_rc(qp) ? SROCE_OPC_RC : SROCE_OPC_UC;
+	return req_is_rc(qp) ? sroce_qp_opc(qp) : SROCE_OPC_UC;
 }
 
 /* Opcode of a SEND/WRITE packet; @first/@last select FIRST/MIDDLE/LAST/ONLY. */
@@ -343,11 +347,12 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 			h.deth_qkey = wqe->wr.ud.remote_qkey;
 	} else {
 		h.qpn = qp->attr.dest_qp_num & SROCE_24BIT_MASK;
+		h.xrc_srqn = wqe->xrc_srqn & SROCE_24BIT_MASK;
 	}
 
 	switch (wqe->opcode) {
 	case IB_UVERBS_WR_RDMA_READ:
-		h.opcode = SROCE_RC_READ_REQUEST;
+		h.opcode = req_service(qp) | SROCE_OP_READ_REQUEST;
 		h.reth_va = wqe->wr.rdma.remote_addr + off;
 		h.reth_rkey = wqe->wr.rdma.rkey;
 		h.reth_len = st->len - off;
@@ -355,8 +360,9 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		break;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		h.opcode = wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-			   SROCE_RC_CMP_SWAP : SROCE_RC_FETCH_ADD;
+		h.opcode = req_service(qp) |
+			   (wqe->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+			    SROCE_OP_CMP_SWAP : SROCE_OP_FETCH_ADD);
 		h.atm_va = wqe->wr.atomic.remote_addr;
 		h.atm_rkey = wqe->wr.atomic.rkey;
 		/* FETCH_ADD leaves Compare unused: send zeros, not the addend */

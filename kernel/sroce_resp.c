@@ -53,13 +53,16 @@ int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
 		    const struct sroce_mref *mr, u64 va, u32 len,
 		    struct sroce_txb *b)
 {
-	int err;
-	const struct sroce_opcode_info *info = sroce_opcode_info(h->opcode);
+	const struct sroce_opcode_info *info;
 	struct sk_buff *skb;
+	int err;
 	u32 tlen;
 	u8 *p;
 	int hl;
 
+	/* responses are built as RC's; an XRC TGT QP sends XRC's */
+	h->opcode |= sroce_qp_opc(qp);
+	info = sroce_opcode_info(h->opcode);
 	h->pad = sroce_pad_for(len);
 	h->pkey = SROCE_DEFAULT_PKEY;
 	h->qpn = qp->attr.dest_qp_num & SROCE_24BIT_MASK;
@@ -223,7 +226,7 @@ static int resp_place(struct sroce_qp *qp, enum resp_sink sink, u64 dst,
 	if (sink == RESP_TO_MR)
 		return sroce_mr_copy(&resp->mr, dst, (void *)data, len,
 				     SROCE_TO_MR);
-	return sroce_sge_copy(qp->dev, qp->pd, resp->wqe->sge,
+	return sroce_sge_copy(qp->dev, resp->pd, resp->wqe->sge,
 			      resp->wqe->num_sge, (u32)dst, (void *)data, len,
 			      IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 }
@@ -270,12 +273,14 @@ static int resp_copy_payload(struct sroce_qp *qp, struct sroce_rx *rx,
 static int resp_post_cqe(struct sroce_qp *qp, struct sroce_cqe *cqe,
 			 bool solicited)
 {
+	struct sroce_srq *srq = qp->resp.wqe_srq;
+	struct sroce_cq *cq = srq ? srq->cq : qp->rcq;
 	int err;
 
 	cqe->wr_id = qp->resp.wqe->wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->port_num = SROCE_PORT;
-	if (!qp->rcq->is_user) {
+	if (!cq->is_user) {
 		/* kernel consumers read enum ib_wc_flags (see sroce-abi.h) */
 		if (cqe->wc_flags & SROCE_WC_WITH_INV)
 			cqe->wc_flags = (cqe->wc_flags & ~SROCE_WC_WITH_INV) |
@@ -286,8 +291,9 @@ static int resp_post_cqe(struct sroce_qp *qp, struct sroce_cqe *cqe,
 			cqe->wc_flags |= IB_WC_WITH_VLAN;
 	}
 	qp->resp.wqe_valid = false;
+	qp->resp.wqe_srq = NULL;
 	qp->resp.recv_off = 0;
-	err = sroce_cq_post(qp->rcq, cqe, solicited);
+	err = sroce_cq_post(cq, cqe, solicited);
 	if (err) {
 		sroce_qp_count(qp, SROCE_CNT_CQ_OVERFLOW);
 		return err;
@@ -317,11 +323,13 @@ static bool resp_state_ok(enum ib_qp_state s)
 
 static enum resp_rc resp_take_wqe(struct sroce_qp *qp)
 {
+	struct sroce_resp *resp = &qp->resp;
 	int err;
 
-	if (qp->resp.wqe_valid)
-		return RESP_OK;
-	err = sroce_rq_take(qp, qp->resp.wqe);
+	/* (XRC) a WQE is kept only for a message into the same SRQ */
+	if (resp->wqe_valid)
+		return resp->wqe_srq == resp->xsrq ? RESP_OK : RESP_INV_REQ;
+	err = sroce_rq_take(qp, resp->xsrq ?: qp->srq, resp->wqe);
 	if (err == -EAGAIN)
 		return RESP_RNR;
 	/* the QP is going to ERR under us: its flush owns the RQ now */
@@ -329,8 +337,9 @@ static enum resp_rc resp_take_wqe(struct sroce_qp *qp)
 		return RESP_DROP;
 	if (err)
 		return RESP_LOC_OP;
-	qp->resp.wqe_valid = true;
-	qp->resp.recv_off = 0;
+	resp->wqe_valid = true;
+	resp->wqe_srq = resp->xsrq;
+	resp->recv_off = 0;
 	return RESP_OK;
 }
 
@@ -362,6 +371,9 @@ static enum resp_rc resp_send(struct sroce_qp *qp, struct sroce_rx *rx)
 		if (rc != RESP_OK)
 			return rc;
 		resp->recv_off = 0;
+	} else if (resp->wqe_srq != resp->xsrq) {
+		/* XRC: the rest of a message names another SRQ */
+		return RESP_INV_REQ;
 	}
 	if (pkt->payload_len > resp->wqe->total_len - resp->recv_off)
 		return RESP_LEN;
@@ -477,7 +489,7 @@ static enum resp_rc resp_send_write(struct sroce_qp *qp, struct sroce_rx *rx)
 		return RESP_OK;
 
 	if (fl & SROCE_OPF_INV) {
-		if (sroce_mr_invalidate(qp->dev, qp->pd, pkt->h.ieth_rkey,
+		if (sroce_mr_invalidate(qp->dev, qp->resp.pd, pkt->h.ieth_rkey,
 					qp, true))
 			return RESP_INV_RKEY;
 	}
@@ -582,22 +594,14 @@ static void rc_error(struct sroce_qp *qp, struct sroce_rx *rx,
 	sroce_resp_fail(qp, rc, rx->pkt.h.psn, out);
 }
 
-void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
-		       struct resp_out *out, bool from_backlog)
+static void resp_rc_handle(struct sroce_qp *qp, struct sroce_rx *rx,
+			   struct resp_out *out)
 {
 	const struct sroce_pkt *pkt = &rx->pkt;
 	struct sroce_resp *resp = &qp->resp;
 	u32 fl = pkt->info->flags;
 	enum resp_rc rc;
 	s32 diff;
-
-	if (!from_backlog) {
-		rx->resp_seq = resp->tx_seq;
-		if (resp->read_busy || !skb_queue_empty(&resp->backlog)) {
-			sroce_resp_backlog(qp, rx);
-			return;
-		}
-	}
 
 	diff = sroce_psn_diff(pkt->h.psn, resp->psn);
 	if (diff > 0) {
@@ -655,6 +659,54 @@ void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	 */
 	if (pkt->h.ackreq)
 		resp_send_ack_now(qp);
+}
+
+/*
+ * An XRC request: the SRQ its XRCETH names, of the TGT QP's domain,
+ * gives the PD it is checked against and the receive WQE and CQ of a
+ * SEND.  None such is a remote access error; the SRQ is held only while
+ * the request is handled.
+ */
+static void resp_xrc_handle(struct sroce_qp *qp, struct sroce_rx *rx,
+			    struct resp_out *out)
+{
+	struct sroce_resp *resp = &qp->resp;
+	s32 diff;
+
+	resp->xsrq = sroce_xsrq_get(qp->dev, rx->pkt.h.xrc_srqn, qp->xrcd);
+	if (!resp->xsrq) {
+		diff = sroce_psn_diff(rx->pkt.h.psn, resp->psn);
+		if (!diff)
+			rc_error(qp, rx, RESP_ACCESS, out);
+		/* done before the SRQ went: ACKed again, nothing executed */
+		else if (diff < 0 && (rx->pkt.info->flags &
+				      (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
+			sroce_resp_duplicate(qp, rx);
+		return;
+	}
+	resp->pd = resp->xsrq->pd;
+	resp_rc_handle(qp, rx, out);
+	resp->pd = NULL;
+	sroce_srq_put(resp->xsrq);
+	resp->xsrq = NULL;
+}
+
+void sroce_resp_rc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
+		       struct resp_out *out, bool from_backlog)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!from_backlog) {
+		rx->resp_seq = resp->tx_seq;
+		if (resp->read_busy || !skb_queue_empty(&resp->backlog)) {
+			sroce_resp_backlog(qp, rx);
+			return;
+		}
+	}
+	if (qp->xrcd)
+		resp_xrc_handle(qp, rx, out);
+	else
+		resp_rc_handle(qp, rx, out);
 }
 
 static void uc_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
@@ -816,7 +868,7 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	}
 
 	resp->wqe_valid = false;
-	err = sroce_rq_take(qp, resp->wqe);
+	err = sroce_rq_take(qp, qp->srq, resp->wqe);
 	if (err == -EAGAIN) {
 		/* UD has no RNR: the datagram is lost */
 		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
@@ -881,6 +933,9 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 	case IB_QPT_GSI:
 		want = SROCE_QPT_UD;
 		break;
+	case IB_QPT_XRC_TGT:
+		want = SROCE_QPT_XRC;
+		break;
 	default:
 		return;
 	}
@@ -891,7 +946,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx)
 
 	spin_lock(&resp->lock);
 	if (!resp->stopped) {
-		if (want == SROCE_QPT_RC)
+		if (want == SROCE_QPT_RC || want == SROCE_QPT_XRC)
 			sroce_resp_rc_rcv(qp, rx, &out, false);
 		else if (want == SROCE_QPT_UC)
 			uc_rcv(qp, rx, &out);
@@ -912,6 +967,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 	skb_queue_head_init(&resp->backlog);
 	timer_setup(&resp->tx_timer, sroce_resp_tx_timer, 0);
 	resp->stopped = true;
+	resp->pd = qp->pd;
 	resp->wqe = kzalloc(sizeof(*resp->wqe), GFP_KERNEL);
 	return resp->wqe ? 0 : -ENOMEM;
 }
@@ -922,7 +978,7 @@ int sroce_resp_reset(struct sroce_qp *qp, u32 rq_psn)
 	struct sroce_resp_res *res = NULL, *old;
 	u32 n = 0;
 
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
+	if (sroce_qp_reliable(qp)) {
 		n = min_t(u32, qp->attr.max_dest_rd_atomic,
 			  SROCE_MAX_RD_ATOMIC);
 		if (n) {
@@ -946,6 +1002,7 @@ int sroce_resp_reset(struct sroce_qp *qp, u32 rq_psn)
 	resp->nak_sent = false;
 	resp->drop_msg = false;
 	resp->wqe_valid = false;
+	resp->wqe_srq = NULL;
 	resp->ack_pending = false;
 	resp->ack_count = 0;
 	resp->stopped = false;
@@ -978,6 +1035,21 @@ void sroce_resp_stop(struct sroce_qp *qp, bool flush)
 	if (flush && resp->wqe)
 		resp_complete_err(qp, IB_WC_WR_FLUSH_ERR);
 	resp->wqe_valid = false;
+	resp->wqe_srq = NULL;
+	spin_unlock_bh(&resp->lock);
+}
+
+void sroce_resp_forget_srq(struct sroce_qp *qp, struct sroce_srq *srq)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock_bh(&resp->lock);
+	if (resp->wqe_valid && resp->wqe_srq == srq) {
+		/* its next packet starts no message: the QP fails then */
+		resp_abandon_msg(resp);
+		resp->wqe_valid = false;
+		resp->wqe_srq = NULL;
+	}
 	spin_unlock_bh(&resp->lock);
 }
 

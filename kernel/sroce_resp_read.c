@@ -290,7 +290,7 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 {
 	const struct sroce_pkt *pkt = &rx->pkt;
 	struct sroce_resp *resp = &qp->resp;
-	bool cmp = pkt->h.opcode == SROCE_RC_CMP_SWAP;
+	bool cmp = (pkt->h.opcode & SROCE_OPC_OP_MASK) == SROCE_OP_CMP_SWAP;
 	struct sroce_resp_res *res;
 	struct sroce_mref mr;
 	u64 orig;

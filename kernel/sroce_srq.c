@@ -21,8 +21,11 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	u32 num;
 	int err;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.cq || !init->ext.xrc.xrcd))
+		return -EINVAL;
 	if (!init->attr.max_wr || init->attr.max_wr > SROCE_MAX_SRQ_WR ||
 	    init->attr.max_sge > SROCE_MAX_SGE)
 		return -EINVAL;
@@ -37,7 +40,12 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 
 	spin_lock_init(&srq->lock);
 	refcount_set(&srq->ref, 1);
+	init_completion(&srq->free_done);
 	srq->pd = to_spd(ibsrq->pd);
+	if (init->srq_type == IB_SRQT_XRC) {
+		srq->xrcd = to_sxrcd(init->ext.xrc.xrcd);
+		srq->cq = to_scq(init->ext.cq);
+	}
 	srq->is_user = !!udata;
 	srq->max_sge = max(init->attr.max_sge, 1U);
 	/* The limit is only armed by modify_srq (IBA: ignored at create). */
@@ -46,11 +54,19 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	err = sroce_queue_init(&srq->rq, num, sroce_recv_stride(srq->max_sge));
 	if (err)
 		goto err_count;
-	err = xa_alloc_cyclic(&dev->srqs, &srq->srq_num, srq,
+	/*
+	 * The number is reserved now; only an XRC SRQ is published, once
+	 * complete, for TGT QPs to look up: a basic SRQ is never found, so
+	 * its memory is not read under RCU after destroy.
+	 */
+	err = xa_alloc_cyclic(&dev->srqs, &srq->srq_num, NULL,
 			      XA_LIMIT(1, (1U << 24) - 1), &dev->next_srq,
 			      GFP_KERNEL);
 	if (err < 0)
 		goto err_queue;
+	/* ib_core reports it to the creator; TGT requests name it */
+	if (srq->xrcd)
+		ibsrq->ext.xrc.srq_num = srq->srq_num;
 	if (udata) {
 		err = sroce_queue_map(&srq->rq, sroce_udata_uctx(udata),
 				      &resp.mi);
@@ -64,6 +80,8 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	init->attr.max_wr = num;
 	init->attr.max_sge = srq->max_sge;
 	init->attr.srq_limit = 0;
+	if (srq->xrcd)
+		xa_store(&dev->srqs, srq->srq_num, srq, GFP_KERNEL);
 	return 0;
 
 err_xa:
@@ -201,13 +219,48 @@ static int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
+struct sroce_srq *sroce_xsrq_get(struct sroce_dev *dev, u32 srqn,
+				 struct sroce_xrcd *xrcd)
+{
+	struct sroce_srq *srq;
+
+	rcu_read_lock();
+	srq = xa_load(&dev->srqs, srqn);
+	if (srq && (srq->xrcd != xrcd || !refcount_inc_not_zero(&srq->ref)))
+		srq = NULL;
+	rcu_read_unlock();
+	return srq;
+}
+
+void sroce_srq_put(struct sroce_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		complete(&srq->free_done);
+}
+
+/*
+ * ib_core refuses while QPs are attached, and an XRC SRQ's TGT QPs hold
+ * it only while a request is handled: once those let go, none can find
+ * it again, and the message one of them was receiving into it is
+ * dropped (sroce_resp_forget_srq()).
+ */
 static int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_dev *dev = to_sdev(ibsrq->device);
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_qp *qp;
 
-	/* ib_core refuses while QPs are attached, so no consumer is left. */
 	xa_erase(&dev->srqs, srq->srq_num);
+	if (srq->xrcd) {
+		/* a lookup may have found it just before: let it finish */
+		synchronize_rcu();
+		sroce_srq_put(srq);
+		wait_for_completion(&srq->free_done);
+		mutex_lock(&srq->xrcd->lock);
+		list_for_each_entry(qp, &srq->xrcd->tgts, xrcd_link)
+			sroce_resp_forget_srq(qp, srq);
+		mutex_unlock(&srq->xrcd->lock);
+	}
 	sroce_queue_cleanup(&srq->rq);
 	atomic_dec(&dev->num_srq);
 	return 0;

@@ -56,6 +56,7 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 			      IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_PORT_ACTIVE_EVENT |
 			      IB_DEVICE_SYS_IMAGE_GUID |
+			      IB_DEVICE_XRC |
 			      SROCE_DEVICE_ATOMIC_WRITE |
 			      SROCE_DEVICE_FLUSH_GLOBAL;
 	/* `rdma link delete` refuses devices without this. */
@@ -354,6 +355,29 @@ static int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+static int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(ibxrcd->device);
+	struct sroce_xrcd *xrcd = to_sxrcd(ibxrcd);
+
+	if (!sroce_udata_in_ok(udata))
+		return -EINVAL;
+	if (atomic_inc_return(&dev->num_xrcd) > SROCE_MAX_XRCD) {
+		atomic_dec(&dev->num_xrcd);
+		return -ENOMEM;
+	}
+	mutex_init(&xrcd->lock);
+	INIT_LIST_HEAD(&xrcd->tgts);
+	return 0;
+}
+
+/* ib_core counts the domain's QPs and SRQs: none is left by now. */
+static int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	atomic_dec(&to_sdev(ibxrcd->device)->num_xrcd);
+	return 0;
+}
+
 int sroce_av_from_attr(struct sroce_dev *dev, const struct rdma_ah_attr *attr,
 		       struct sroce_av *av)
 {
@@ -541,6 +565,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.mmap_free = sroce_mmap_free,
 	.alloc_pd = sroce_alloc_pd,
 	.dealloc_pd = sroce_dealloc_pd,
+	.alloc_xrcd = sroce_alloc_xrcd,
+	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,
 	.destroy_ah = sroce_destroy_ah,
@@ -548,5 +574,6 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 };

@@ -117,7 +117,7 @@ struct sroce_send_wqe {
 		__be32 imm_data;
 		__u32 invalidate_rkey;
 	} ex;
-	__u32 rsvd0;
+	__u32 xrc_srqn;		/* XRC INI QPs: the target's XRC SRQ */
 	union {
 		struct {
 			__aligned_u64 remote_addr;
