@@ -352,6 +352,8 @@ SROCE_DECLARE_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
 SROCE_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SROCE_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
 SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
+SROCE_DECLARE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+SROCE_DECLARE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 /* The PABI symbol name carries the version so a mismatch fails to link. */
 #define sroce_verbs_register_driver \
@@ -425,6 +427,15 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_qp_init_attr_ex *attr_ex,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
@@ -527,6 +538,8 @@ SROCE_PIN_SIZE(struct ibv_create_xsrq, 56);
 SROCE_PIN_SIZE(struct ibv_modify_srq, 24);
 SROCE_PIN_SIZE(struct ibv_query_srq, 24);
 SROCE_PIN_SIZE(struct ibv_query_port, 24);
+SROCE_PIN_SIZE(struct ibv_open_xrcd, 24);
+SROCE_PIN_SIZE(struct ibv_open_qp, 40);
 
 /* Core response sizes: driver data follows each at exactly this offset. */
 SROCE_PIN_SIZE(struct ib_uverbs_get_context_resp, 8);
@@ -535,5 +548,6 @@ SROCE_PIN_SIZE(struct ib_uverbs_resize_cq_resp, 8);
 SROCE_PIN_SIZE(struct ib_uverbs_create_qp_resp, 32);
 SROCE_PIN_SIZE(struct ib_uverbs_create_srq_resp, 16);
 SROCE_PIN_SIZE(struct ib_uverbs_create_ah_resp, 4);
+SROCE_PIN_SIZE(struct ib_uverbs_open_xrcd_resp, 4);
 
 #endif /* SROCE_IBV_PRIVATE_H */

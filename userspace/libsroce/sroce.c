@@ -96,6 +96,39 @@ static int sroce_dealloc_pd(struct ibv_pd *pd)
 	return ret;
 }
 
+/* An XRC domain is the kernel's alone: nothing of it is mapped. */
+static struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ctx,
+					struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+static int sroce_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = (struct verbs_xrcd *)ibxrcd;
+	int ret = ibv_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
+}
+
 static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 				   size_t length, uint64_t hca_va, int access)
 {
@@ -245,6 +278,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	/* group membership lives in the kernel: nothing to add here */
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sroce_bind_mw,
+	.close_xrcd = sroce_close_xrcd,
 	.cq_event = sroce_cq_event,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -262,8 +296,11 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
+	.get_srq_num = sroce_get_srq_num,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
+	.open_qp = sroce_open_qp,
+	.open_xrcd = sroce_open_xrcd,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,

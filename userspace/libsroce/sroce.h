@@ -238,6 +238,9 @@ int sroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int sroce_destroy_srq(struct ibv_srq *srq);
+int sroce_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *sroce_open_qp(struct ibv_context *ctx,
+			     struct ibv_qp_open_attr *attr);
 int sroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 

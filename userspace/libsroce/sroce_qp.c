@@ -33,6 +33,10 @@
 	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 #define SROCE_QP_EX_OPS_UD \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+/* IBA defines ATOMIC WRITE and FLUSH for RC only */
+#define SROCE_QP_EX_OPS_XRC \
+	(SROCE_QP_EX_OPS_RC & \
+	 ~(uint64_t)(IBV_QP_EX_WITH_ATOMIC_WRITE | SROCE_QP_EX_WITH_FLUSH))
 
 static uint64_t sroce_qp_ops_allowed(enum ibv_qp_type type)
 {
@@ -43,6 +47,8 @@ static uint64_t sroce_qp_ops_allowed(enum ibv_qp_type type)
 		return SROCE_QP_EX_OPS_UC;
 	case IBV_QPT_UD:
 		return SROCE_QP_EX_OPS_UD;
+	case IBV_QPT_XRC_SEND:
+		return SROCE_QP_EX_OPS_XRC;
 	default:
 		return 0;
 	}
@@ -201,6 +207,8 @@ static int sroce_build_send_wqe(struct sroce_qp *qp, struct sroce_send_wqe *w,
 	w->wr_id = wr->wr_id;
 	w->opcode = uop;
 	w->send_flags = sroce_map_send_flags(qp, wr->send_flags);
+	if (type == IBV_QPT_XRC_SEND)
+		w->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
@@ -712,12 +720,21 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 	w->wr.ud.remote_qkey = remote_qkey;
 }
 
-/* Operations sroce does not offer: fail the batch rather than crash. */
 static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t srqn)
 {
-	(void)srqn;
-	to_sqp_ex(ibqp)->wr_err = EOPNOTSUPP;
+	struct sroce_qp *qp = to_sqp_ex(ibqp);
+	struct sroce_send_wqe *w = sroce_wr_cur(qp);
+
+	if (!w)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_XRC_SEND) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	w->xrc_srqn = srqn;
 }
+
+/* Operations sroce does not offer: fail the batch rather than crash. */
 
 static void sroce_wr_send_tso(struct ibv_qp_ex *ibqp, void *hdr,
 			      uint16_t hdr_sz, uint16_t mss)
@@ -874,6 +891,7 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 	int ret;
 
 	if (in->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					IBV_QP_INIT_ATTR_XRCD |
 					IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 					IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) {
@@ -895,7 +913,9 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 	ax = *in;
 	ax.comp_mask &= ~(uint32_t)(IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				    IBV_QP_INIT_ATTR_MAX_TSO_HEADER);
-	if (!sroce_qp_ops_allowed(attr->qp_type)) {
+	/* an XRC receive QP only answers: it has no work queue at all */
+	if (!sroce_qp_ops_allowed(attr->qp_type) &&
+	    attr->qp_type != IBV_QPT_XRC_RECV) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -988,6 +1008,32 @@ struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+/*
+ * Another process's (or our own) XRC receive QP, by number: nothing to
+ * map, only the handle to modify and destroy it with.
+ */
+struct ibv_qp *sroce_open_qp(struct ibv_context *ctx,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
 int sroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
@@ -1069,10 +1115,71 @@ struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	return &srq->vsrq.srq;
 }
 
+/* What ibv_create_srq would have set up around create_srq. */
+static void sroce_srq_ex_init(struct ibv_srq *srq, struct ibv_context *ctx,
+			      const struct ibv_srq_init_attr_ex *attr)
+{
+	srq->context = ctx;
+	srq->srq_context = attr->srq_context;
+	srq->pd = attr->pd;
+	srq->events_completed = 0;
+	pthread_mutex_init(&srq->mutex, NULL);
+	pthread_cond_init(&srq->cond, NULL);
+}
+
+/* An XRC SRQ: a basic one that TGT QPs of its domain find by number. */
+static struct ibv_srq *sroce_create_xsrq(struct ibv_context *ctx,
+					 struct ibv_srq_init_attr_ex *attr)
+{
+	struct sroce_create_srq_resp_w resp;
+	struct ibv_create_xsrq cmd;
+	struct sroce_srq *srq;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
+					  IBV_SRQ_INIT_ATTR_PD |
+					  IBV_SRQ_INIT_ATTR_XRCD |
+					  IBV_SRQ_INIT_ATTR_CQ) ||
+	    !attr->pd || !attr->xrcd || !attr->cq ||
+	    attr->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    SROCE_CORE_RESP(&resp, struct ib_uverbs_create_srq_resp),
+				    sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_ring_map(&srq->ring, ctx->cmd_fd, &resp.drv.mi,
+			     SROCE_RECV_WQE_HDR);
+	if (!ret && resp.drv.srq_num != srq->vsrq.srq_num)
+		ret = EPROTO;
+	if (ret) {
+		sroce_ring_unmap(&srq->ring);
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->max_sge = sroce_min_u32(attr->attr.max_sge,
+				     (srq->ring.stride - SROCE_RECV_WQE_HDR) /
+				     sizeof(struct sroce_sge));
+	sroce_srq_ex_init(&srq->vsrq.srq, ctx, attr);
+	return &srq->vsrq.srq;
+}
+
 /*
  * libibverbs routes basic SRQs to create_srq itself; this entry only sees
- * requests that ask for more, which sroce answers for the basic case and
- * declines otherwise.
+ * requests that ask for more: XRC SRQs, and basic ones named with extra
+ * attributes.
  */
 struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ctx,
 				    struct ibv_srq_init_attr_ex *attr)
@@ -1080,6 +1187,9 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ctx,
 	struct ibv_srq_init_attr a;
 	struct ibv_srq *srq;
 
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type == IBV_SRQT_XRC)
+		return sroce_create_xsrq(ctx, attr);
 	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
 					  IBV_SRQ_INIT_ATTR_PD) ||
 	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
@@ -1096,13 +1206,7 @@ struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ctx,
 	if (!srq)
 		return NULL;
 	attr->attr = a.attr;
-	/* What ibv_create_srq would have set up around create_srq. */
-	srq->context = ctx;
-	srq->srq_context = attr->srq_context;
-	srq->pd = attr->pd;
-	srq->events_completed = 0;
-	pthread_mutex_init(&srq->mutex, NULL);
-	pthread_cond_init(&srq->cond, NULL);
+	sroce_srq_ex_init(srq, ctx, attr);
 	return srq;
 }
 
@@ -1148,6 +1252,12 @@ int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 out:
 	pthread_spin_unlock(&srq->ring.lock);
 	return ret;
+}
+
+int sroce_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	*srq_num = to_ssrq(srq)->vsrq.srq_num;
+	return 0;
 }
 
 int sroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

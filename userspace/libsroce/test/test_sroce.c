@@ -153,7 +153,7 @@ static void test_ops_routing(struct ibv_context *ctx)
 
 	for (i = 0; i < SROCE_VERBS_OPS_SLOTS; i++)
 		set += slot[i] != NULL;
-	check(set == 35, "provider op table sets 35 of 76 slots (got %u)", set);
+	check(set == 39, "provider op table sets 39 of 76 slots (got %u)", set);
 	check(ctx->ops.post_send == o->post_send &&
 	      ctx->ops.post_recv == o->post_recv &&
 	      ctx->ops.poll_cq == o->poll_cq &&
@@ -225,7 +225,7 @@ static void test_unsupported(struct ibv_context *ctx)
 
 	errno = 0;
 	check(ibv_open_xrcd(ctx, &xa) == NULL && errno == EOPNOTSUPP,
-	      "ibv_open_xrcd: EOPNOTSUPP");
+	      "ibv_open_xrcd: the kernel's refusal (this fake's) comes back");
 	memset(&wa, 0, sizeof(wa));
 	errno = 0;
 	check(ibv_create_wq(ctx, &wa) == NULL && errno == EOPNOTSUPP,
@@ -1087,6 +1087,55 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 	      "destroy QP ex and CQ");
 }
 
+/* XRC_SEND: each WQE names the target's XRC SRQ, both ways of posting. */
+static void test_xrc_send(struct ibv_context *ctx, struct ibv_pd *pd,
+			  struct ibv_mr *mr, char *buf)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 31, NULL, NULL, 0);
+	struct ibv_sge sge = { (uintptr_t)buf, 16, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 21, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bad;
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp_ex *qx;
+	struct ibv_qp *qp;
+	uint32_t nw0;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = cq;
+	a.qp_type = IBV_QPT_XRC_SEND;
+	a.cap.max_send_wr = 8;
+	a.cap.max_send_sge = 1;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.pd = pd;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_WRITE;
+	errno = 0;
+	check(ibv_create_qp_ex(ctx, &a) == NULL && errno == EOPNOTSUPP,
+	      "XRC_SEND with ATOMIC WRITE (RC only): EOPNOTSUPP");
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+	qp = ibv_create_qp_ex(ctx, &a);
+	check(qp && qp_to(qp, IBV_QPS_RTS) == 0, "XRC_SEND QP, to RTS");
+	if (!qp)
+		return;
+	qx = ibv_qp_to_qp_ex(qp);
+	nw0 = fk.nwqe;
+	wr.qp_type.xrc.remote_srqn = 0x123456;
+	check(ibv_post_send(qp, &wr, &bad) == 0 && fk.nwqe == nw0 + 1 &&
+	      log_wqe(nw0)->xrc_srqn == 0x123456 &&
+	      log_wqe(nw0)->opcode == IB_UVERBS_WR_SEND,
+	      "ibv_post_send: the WQE names remote SRQ 0x123456");
+	ibv_wr_start(qx);
+	qx->wr_id = 22;
+	ibv_wr_rdma_write(qx, 0x99, 0xe000);
+	ibv_wr_set_xrc_srqn(qx, 0x654321);
+	ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)buf, 8);
+	check(ibv_wr_complete(qx) == 0 && fk.nwqe == nw0 + 2 &&
+	      log_wqe(nw0 + 1)->xrc_srqn == 0x654321 &&
+	      log_wqe(nw0 + 1)->wr.rdma.rkey == 0x99,
+	      "ibv_wr_set_xrc_srqn: the WQE names remote SRQ 0x654321");
+	check(ibv_destroy_qp(qp) == 0 && ibv_destroy_cq(cq) == 0,
+	      "XRC_SEND QP destroyed");
+}
+
 static void test_srq(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	struct ibv_srq_init_attr sa;
@@ -1527,6 +1576,7 @@ int main(void)
 			test_qp(ctx, pd, mr, buf);
 			test_ud_ah(ctx, pd);
 			test_qp_ex(ctx, pd, mr, buf);
+			test_xrc_send(ctx, pd, mr, buf);
 			test_srq(ctx, pd);
 			test_threads(ctx, pd);
 			check(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
