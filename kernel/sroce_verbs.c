@@ -239,6 +239,7 @@ static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.max_inline_data = SROCE_MAX_INLINE,
 		.max_sge = SROCE_MAX_SGE,
+		.flags = SROCE_DEVICE_FLUSH_GLOBAL ? SROCE_UCTX_F_FLUSH : 0,
 	};
 
 	if (!sroce_udata_in_ok(udata))

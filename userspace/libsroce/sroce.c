@@ -355,6 +355,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	}
 	ctx->max_inline_data = resp.drv.max_inline_data;
 	ctx->max_sge = resp.drv.max_sge;
+	ctx->flags = resp.drv.flags;
 
 	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	return &ctx->vctx;

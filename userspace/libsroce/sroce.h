@@ -70,6 +70,7 @@ struct sroce_context {
 	struct verbs_context vctx;	/* first: see sroce_alloc_context */
 	uint32_t max_inline_data;
 	uint32_t max_sge;
+	uint32_t flags;		/* SROCE_UCTX_F_* from the kernel */
 };
 
 /*

@@ -925,6 +925,12 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
+		/* A kernel whose MRs cannot grant FLUSH would fail every one. */
+		if ((ops & SROCE_QP_EX_WITH_FLUSH) &&
+		    !(to_sctx(ctx)->flags & SROCE_UCTX_F_FLUSH)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
 	}
 
 	qp = calloc(1, sizeof(*qp));

@@ -239,8 +239,14 @@ struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* SROCE_UVERBS_ABI_VERSION */
 	__u32 max_inline_data;
 	__u32 max_sge;
-	__u32 rsvd;
+	__u32 flags;		/* SROCE_UCTX_F_*; older kernels leave 0 */
 };
+
+/*
+ * RDMA FLUSH can be executed here: the kernel's ib_core lets MRs grant
+ * FLUSH access (6.2 and later), so a provider may offer ibv_wr_flush.
+ */
+#define SROCE_UCTX_F_FLUSH	(1U << 0)
 
 struct sroce_create_cq_resp {
 	struct sroce_mmap_info mi;

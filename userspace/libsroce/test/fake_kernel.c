@@ -69,6 +69,7 @@ void fk_reset(void)
 		fk.qp[i].used = false;
 	}
 	fk.abi_version = SROCE_UVERBS_ABI_VERSION;
+	fk.uctx_flags = SROCE_UCTX_F_FLUSH;
 	fk.sq_paused = false;
 	fk.ioctl_mode = false;
 	fk.ah_num_next = 77;
@@ -381,6 +382,7 @@ static int fk_dispatch(uint32_t cmd, const uint8_t *in, uint32_t in_len,
 		resp->drv.abi_version = fk.abi_version;
 		resp->drv.max_inline_data = 256;
 		resp->drv.max_sge = 8;
+		resp->drv.flags = fk.uctx_flags;
 		return 0;
 	}
 	case IB_USER_VERBS_CMD_QUERY_DEVICE: {

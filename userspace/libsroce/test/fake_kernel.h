@@ -44,6 +44,7 @@ struct fk_qp {
 struct fk_state {
 	/* knobs the test sets */
 	uint32_t abi_version;	/* sent in alloc_ucontext_resp */
+	uint32_t uctx_flags;	/* ... and these SROCE_UCTX_F_* */
 	bool sq_paused;		/* doorbell does not drain the SQ */
 	uint32_t ah_num_next;
 	bool ioctl_mode;	/* answer CQ/QP create by ioctl, rest EPROTONOSUPPORT */

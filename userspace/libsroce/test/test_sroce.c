@@ -899,6 +899,20 @@ static void test_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 			   IBV_QP_EX_WITH_ATOMIC_WRITE;
 #if SROCE_HAVE_WR_FLUSH
 	a.send_ops_flags |= IBV_QP_EX_WITH_FLUSH;
+	{
+		/* a kernel whose MRs cannot grant FLUSH (6.1) */
+		struct ibv_context *c2;
+
+		fk.uctx_flags = 0;
+		c2 = ibv_open_device(ctx->device);
+		fk.uctx_flags = SROCE_UCTX_F_FLUSH;
+		errno = 0;
+		check(c2 && ibv_create_qp_ex(c2, &a) == NULL &&
+		      errno == EOPNOTSUPP,
+		      "FLUSH not offered by a kernel that cannot execute it: EOPNOTSUPP");
+		if (c2)
+			ibv_close_device(c2);
+	}
 #endif
 	qp = ibv_create_qp_ex(ctx, &a);
 	check(qp != NULL && qp_to(qp, IBV_QPS_RTS) == 0,
