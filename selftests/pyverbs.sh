@@ -41,6 +41,9 @@ stage_suite() {
 		[ -f "$SUITE/run_tests.py" ] && [ -f "$SUITE/base.py" ]
 }
 t_ok "suite copied and unpacked" stage_suite || { vm_put counts none; t_done; exit 1; }
+# Its huge-page tests map one 2 MiB page each, and skip without one.
+t_ok "8 huge pages of 2 MiB reserved" sh -c \
+	'echo 8 > /proc/sys/vm/nr_hugepages && [ "$(cat /proc/sys/vm/nr_hugepages)" -ge 1 ]'
 
 # tally LOG: "P F E S" from unittest's verbose log. Passed is what ran minus
 # failures, errors, skips and expected failures; an unexpected success counts

@@ -72,25 +72,69 @@ static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
+	struct sroce_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	ret = ibv_cmd_alloc_pd(ctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibv_pd;
 }
 
-static int sroce_dealloc_pd(struct ibv_pd *pd)
+/* No thread domains exist here (alloc_td is not offered). */
+static struct ibv_pd *
+sroce_alloc_parent_domain(struct ibv_context *ctx,
+			  struct ibv_parent_domain_init_attr *attr)
 {
-	int ret = ibv_cmd_dealloc_pd(pd);
+	struct sroce_pd *pd, *parent;
 
+	if (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->pd || attr->pd->context != ctx || attr->td ||
+	    to_spd(attr->pd)->protection ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	parent = calloc(1, sizeof(*parent));
+	if (!parent)
+		return NULL;
+	pd = to_spd(attr->pd);
+	parent->ibv_pd.context = ctx;
+	parent->ibv_pd.handle = pd->ibv_pd.handle;
+	parent->protection = &pd->ibv_pd;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent->pd_context = attr->pd_context;
+	__atomic_add_fetch(&pd->parents, 1, __ATOMIC_RELAXED);
+	return &parent->ibv_pd;
+}
+
+static int sroce_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct sroce_pd *pd = to_spd(ibpd);
+	int ret;
+
+	if (pd->protection) {
+		__atomic_sub_fetch(&to_spd(pd->protection)->parents, 1,
+				   __ATOMIC_RELAXED);
+		free(pd);
+		return 0;
+	}
+	/* its parent domains would name a PD the kernel no longer has */
+	if (__atomic_load_n(&pd->parents, __ATOMIC_RELAXED))
+		return EBUSY;
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (!ret)
 		free(pd);
 	return ret;
@@ -274,6 +318,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
 	/* group membership lives in the kernel: nothing to add here */
 	.attach_mcast = ibv_cmd_attach_mcast,

@@ -100,6 +100,19 @@ struct sroce_cq {
 	uint32_t events;	/* completion events acknowledged via cq_event */
 };
 
+/*
+ * A PD, or a parent domain (@protection set): the protection domain's
+ * handle, so every command reaches the kernel in that PD, and what the
+ * application gave with it.  Custom allocators are accepted and never
+ * called: every buffer libsroce uses is a ring the kernel allocated and
+ * maps, none is the application's to place.
+ */
+struct sroce_pd {
+	struct ibv_pd ibv_pd;
+	struct ibv_pd *protection;	/* parent domains only */
+	void *pd_context;
+	uint32_t parents;		/* parent domains over this PD */
+};
 struct sroce_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
@@ -162,6 +175,10 @@ static inline struct sroce_srq *to_ssrq(struct ibv_srq *srq)
 	return (struct sroce_srq *)srq;
 }
 
+static inline struct sroce_pd *to_spd(struct ibv_pd *pd)
+{
+	return (struct sroce_pd *)pd;
+}
 static inline struct sroce_ah *to_sah(struct ibv_ah *ah)
 {
 	return (struct sroce_ah *)ah;

@@ -345,9 +345,17 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ctx,
 {
 	struct sroce_cq *cq;
 
-	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD) ||
 	    attr->wc_flags & ~(uint64_t)SROCE_WC_EX_SUPPORTED) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* only a parent domain may be named, and it changes nothing here */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != ctx ||
+	     !to_spd(attr->parent_domain)->protection)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS && attr->flags) {

@@ -153,7 +153,7 @@ static void test_ops_routing(struct ibv_context *ctx)
 
 	for (i = 0; i < SROCE_VERBS_OPS_SLOTS; i++)
 		set += slot[i] != NULL;
-	check(set == 39, "provider op table sets 39 of 76 slots (got %u)", set);
+	check(set == 40, "provider op table sets 40 of 76 slots (got %u)", set);
 	check(ctx->ops.post_send == o->post_send &&
 	      ctx->ops.post_recv == o->post_recv &&
 	      ctx->ops.poll_cq == o->poll_cq &&
@@ -213,6 +213,82 @@ static void test_pd_mr(struct ibv_context *ctx, struct ibv_pd **pdp,
 	      "ibv_alloc_null_mr: NULL, EOPNOTSUPP");
 	*pdp = pd;
 	*mrp = mr;
+}
+
+static void *pd_alloc_stub(struct ibv_pd *pd, void *pd_context, size_t size,
+			   size_t alignment, uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)size; (void)alignment;
+	(void)resource_type;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void pd_free_stub(struct ibv_pd *pd, void *pd_context, void *ptr,
+			 uint64_t resource_type)
+{
+	(void)pd; (void)pd_context; (void)ptr; (void)resource_type;
+}
+
+/* A parent domain is its protection domain to the kernel. */
+static void test_parent_domain(struct ibv_context *ctx)
+{
+	struct ibv_parent_domain_init_attr pa;
+	struct ibv_cq_init_attr_ex ca;
+	struct ibv_pd *pd, *parent;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp_init_attr qa;
+	struct ibv_qp *qp;
+	struct ibv_cq *scq;
+
+	pd = ibv_alloc_pd(ctx);
+	memset(&pa, 0, sizeof(pa));
+	pa.pd = pd;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+		       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.alloc = pd_alloc_stub;
+	pa.free = pd_free_stub;
+	pa.pd_context = &pa;
+	parent = pd ? ibv_alloc_parent_domain(ctx, &pa) : NULL;
+	check(parent && parent->handle == pd->handle &&
+	      parent->context == ctx,
+	      "ibv_alloc_parent_domain: the protection domain's handle");
+	if (!parent)
+		return;
+	pa.pd = parent;
+	errno = 0;
+	check(!ibv_alloc_parent_domain(ctx, &pa) && errno == EINVAL,
+	      "a parent domain over a parent domain: EINVAL");
+	pa.pd = pd;
+	pa.td = (struct ibv_td *)&pa;
+	errno = 0;
+	check(!ibv_alloc_parent_domain(ctx, &pa) && errno == EINVAL,
+	      "a parent domain with a thread domain: EINVAL");
+
+	memset(&ca, 0, sizeof(ca));
+	ca.cqe = 8;
+	ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	ca.parent_domain = pd;
+	errno = 0;
+	check(!ibv_create_cq_ex(ctx, &ca) && errno == EINVAL,
+	      "create_cq_ex naming a plain PD as parent domain: EINVAL");
+	ca.parent_domain = parent;
+	cq = ibv_create_cq_ex(ctx, &ca);
+	check(cq != NULL, "create_cq_ex with a parent domain");
+	scq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = scq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 2;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(parent, &qa);
+	check(qp && qp->pd == parent, "an RC QP in the parent domain");
+	check(ibv_dealloc_pd(pd) == EBUSY,
+	      "the protection domain under a parent: EBUSY");
+	check(qp && !ibv_destroy_qp(qp) && !ibv_destroy_cq(scq) &&
+	      cq && !ibv_destroy_cq(ibv_cq_ex_to_cq(cq)) &&
+	      !ibv_dealloc_pd(parent) && !ibv_dealloc_pd(pd),
+	      "QP, CQs, parent domain, then its PD released");
 }
 
 static void test_unsupported(struct ibv_context *ctx)
@@ -1591,6 +1667,7 @@ int main(void)
 			test_ud_ah(ctx, pd);
 			test_qp_ex(ctx, pd, mr, buf);
 			test_xrc_send(ctx, pd, mr, buf);
+			test_parent_domain(ctx);
 			test_srq(ctx, pd);
 			test_threads(ctx, pd);
 			check(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
