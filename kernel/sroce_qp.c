@@ -149,7 +149,7 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	cap->max_send_wr = num;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline;
-	/* A TGT QP only responds: its SQ of one slot is never posted to. */
+	/* A TGT QP's SQ of one slot, asked for nothing, is never posted to. */
 	if (init->qp_type == IB_QPT_XRC_TGT)
 		memset(cap, 0, sizeof(*cap));
 
@@ -236,6 +236,8 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		/* ib_core makes it for its opener, without udata */
 		if (!init->xrcd)
 			return -EINVAL;
+		/* it only responds: no queue of its own is posted to */
+		memset(&init->cap, 0, sizeof(init->cap));
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -334,16 +336,20 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_dev *dev = qp->dev;
 
-	if (qp->xrcd) {
-		mutex_lock(&qp->xrcd->lock);
-		list_del(&qp->xrcd_link);
-		mutex_unlock(&qp->xrcd->lock);
-	}
 	sroce_mcast_qp_destroy(qp);
 	xa_erase(&dev->qps, ibqp->qp_num);
 	/* No lookup can find the QP any more, nor still be taking a ref. */
 	synchronize_rcu();
 	sroce_engine_qp_stop(qp);
+	/*
+	 * Only now: until its responder stopped (and let go of its receive
+	 * WQE), an XRC SRQ's destroy must find this QP to take it back.
+	 */
+	if (qp->xrcd) {
+		mutex_lock(&qp->xrcd->lock);
+		list_del(&qp->xrcd_link);
+		mutex_unlock(&qp->xrcd->lock);
+	}
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->free_done);
 	sroce_engine_qp_cleanup(qp);

@@ -582,7 +582,9 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	if (qp->is_user || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+	/* XRC QPs have no RQ; uverbs lets a process post to a TGT QP */
+	if (qp->is_user || qp->srq || !q->ctl ||
+	    READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -675,13 +675,16 @@ static void resp_xrc_handle(struct sroce_qp *qp, struct sroce_rx *rx,
 
 	resp->xsrq = sroce_xsrq_get(qp->dev, rx->pkt.h.xrc_srqn, qp->xrcd);
 	if (!resp->xsrq) {
+		/*
+		 * A sequence NAK, or a duplicate answered from what was kept
+		 * (no PD needed), is as RC's; what would execute, or READ
+		 * again through a key, is a remote access error.
+		 */
 		diff = sroce_psn_diff(rx->pkt.h.psn, resp->psn);
-		if (!diff)
+		if (diff && !(diff < 0 && (rx->pkt.info->flags & SROCE_OPF_READ)))
+			resp_rc_handle(qp, rx, out);
+		else
 			rc_error(qp, rx, RESP_ACCESS, out);
-		/* done before the SRQ went: ACKed again, nothing executed */
-		else if (diff < 0 && (rx->pkt.info->flags &
-				      (SROCE_OPF_SEND | SROCE_OPF_WRITE)))
-			sroce_resp_duplicate(qp, rx);
 		return;
 	}
 	resp->pd = resp->xsrq->pd;

@@ -26,6 +26,12 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	if (init->srq_type == IB_SRQT_XRC &&
 	    (!init->ext.cq || !init->ext.xrc.xrcd))
 		return -EINVAL;
+	/*
+	 * Kernel ULPs have no XRC: a kernel CQ's completions point at their
+	 * QP, and a TGT QP's outlive it in the SRQ's CQ.
+	 */
+	if (init->srq_type == IB_SRQT_XRC && !udata)
+		return -EOPNOTSUPP;
 	if (!init->attr.max_wr || init->attr.max_wr > SROCE_MAX_SRQ_WR ||
 	    init->attr.max_sge > SROCE_MAX_SGE)
 		return -EINVAL;

@@ -383,12 +383,21 @@ static int fails_with(struct pair *p, enum ibv_wr_opcode op, uint32_t srqn,
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 
+	struct timespec t0;
+
 	fill(sbuf, 100, 1);
 	if (xpost(p->ini, op, srqn, 100, id, raddr, rkey) ||
 	    !send_done(id, st))
 		return 0;
-	return !ibv_query_qp(p->ini, &a, IBV_QP_STATE, &ia) &&
-	       a.qp_state == IBV_QPS_ERR;
+	/* the completion is posted just before the QP is moved to ERR */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (ibv_query_qp(p->ini, &a, IBV_QP_STATE, &ia))
+			return 0;
+		if (a.qp_state == IBV_QPS_ERR)
+			return 1;
+	} while (elapsed_ms(&t0) < WAIT_MS);
+	return 0;
 }
 
 static void test_refusals(void)

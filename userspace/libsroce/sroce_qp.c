@@ -390,8 +390,10 @@ int sroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	if (!mw || !mw_bind || mw->type != IBV_MW_TYPE_1)
 		return EINVAL;
 	bi = &mw_bind->bind_info;
-	if (bi->length && (!bi->mr || bi->mr->pd != ibqp->pd ||
-			   mw->pd != ibqp->pd))
+	/* a parent domain is its protection domain here */
+	if (bi->length && (!bi->mr ||
+			   bi->mr->pd->handle != ibqp->pd->handle ||
+			   mw->pd->handle != ibqp->pd->handle))
 		return EINVAL;
 
 	rkey = ibv_inc_rkey(mw->rkey);
@@ -1142,10 +1144,10 @@ static struct ibv_srq *sroce_create_xsrq(struct ibv_context *ctx,
 	struct sroce_srq *srq;
 	int ret;
 
-	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
-					  IBV_SRQ_INIT_ATTR_PD |
-					  IBV_SRQ_INIT_ATTR_XRCD |
-					  IBV_SRQ_INIT_ATTR_CQ) ||
+	const uint32_t need = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
+			      IBV_SRQ_INIT_ATTR_CQ;
+
+	if ((attr->comp_mask & ~(uint32_t)IBV_SRQ_INIT_ATTR_TYPE) != need ||
 	    !attr->pd || !attr->xrcd || !attr->cq ||
 	    attr->pd->context != ctx) {
 		errno = EINVAL;
