@@ -1004,12 +1004,13 @@ out:
  * only.  The head carries the whole batch's transmit-budget charge: that
  * is right only where skb_segment_list() leaves the head's truesize alone,
  * i.e. since "net: fix memory leak in skb_segment_list for GRO packets"
- * (6.1.161); before it, every batch would leak its members' charge, so
- * Kbuild enables batching only for 6.1.161 and later 6.1 kernels.
+ * (6.1.161; also in 6.12.95); before it, every batch would leak its
+ * members' charge, so Kbuild enables batching only for the kernels in
+ * which the fix was read.
  */
 #define SROCE_TXB_MAX_PKTS	32
 #define SROCE_TXB_MAX_BYTES	(60 * 1024)
-/* Set by Kbuild for 6.1.161 and later 6.1 kernels. */
+/* Set by Kbuild where skb_segment_list() has the fix (see above). */
 #ifndef SROCE_TXB_KERNEL_OK
 #define SROCE_TXB_KERNEL_OK	0
 #endif
