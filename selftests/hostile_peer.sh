@@ -25,6 +25,11 @@
 # each aimed at the QP's expected PSN with a receive posted, each dropped
 # and counted, and after all of them a proper SEND arrives intact.
 #
+# XRC: a crafted XRC SEND lands in the XRC SRQ its XRCETH names and is
+# ACKed in XRC's ACK opcode; RC opcodes are not for an XRC target, XRC
+# opcodes not for an RC QP; an XRC SRQ destroyed in the middle of a
+# message goes at once and the rest of the message is a Remote Access NAK.
+#
 # sroce's tracepoints are on throughout: the NAK received, the resend and
 # its reason, each drop and its reason, the NAK sent must each show in the
 # trace buffer with the device, the QPN and the PSN.
@@ -221,6 +226,8 @@ t_ok "UD opcode to an RC QP: dropped, malformed_qp" bad ud malformed_qp \
 	op=UD_SEND_ONLY len=8 seed=1 qkey=1 sqp=5
 t_ok "UC opcode to an RC QP: dropped, malformed_qp" bad uc malformed_qp \
 	op=UC_SEND_ONLY len=8 seed=1
+t_ok "XRC opcode to an RC QP: dropped, malformed_qp" bad xrc malformed_qp \
+	op=XRC_SEND_ONLY len=8 seed=1 srqn=1
 t_ok "RC opcode to the multicast QPN: dropped, malformed_qp" bad mcrc malformed_qp \
 	op=RC_SEND_ONLY len=8 seed=1 qpn=0xffffff
 t_ok "UD datagram for QPN 0xFFFFFF to a unicast address: dropped, malformed_qp" \
@@ -292,6 +299,52 @@ echo 0 > $TRACE/events/sroce/enable
 echo quit >&"${VICTIM[1]}"
 wait "$VPID"
 t_ok "victim exits 0" test $? -eq 0
+
+# ---- XRC target ------------------------------------------------------------
+# An XRC_RECV QP with an XRC SRQ of its own domain (sroce_victim -x): a
+# SEND naming the SRQ lands in its WQE and is ACKed with XRC's ACK; an RC
+# opcode is not for it; an SRQ destroyed between a message's FIRST and
+# LAST goes at once, and the LAST, naming it, is a remote access NAK.
+coproc VICTIM { "$VIC" -x -d sroce0 -g "$GID" -r $PIP -q $PEER_QPN \
+	-P $RQ_PSN -m $MTU 2>&1; }
+VPID=$VICTIM_PID
+IFS= read -r -t 60 -u "${VICTIM[0]}" INFO
+echo "# victim: $INFO"
+XQPN=$(sed -n 's/.*qpn=\([0-9]*\).*/\1/p' <<< "$INFO")
+SRQN=$(sed -n 's/.*srqn=\([0-9]*\).*/\1/p' <<< "$INFO")
+t_ok "XRC target QP $XQPN in RTR with XRC SRQ $SRQN" \
+	test -n "$XQPN" -a -n "$SRQN"
+t_ok "a receive on the SRQ" vic "post_recv 4096 0"
+t_ok "an XRC SEND ONLY naming the SRQ" inj op=XRC_SEND_ONLY qpn="$XQPN" \
+	psn=$RQ_PSN ackreq=1 srqn="$SRQN" len=1000 seed=5
+t_ok "... completes the SRQ's receive with 1000 bytes" vic_wc 10000 '*status=0 *len=1000'
+t_ok "... whose bytes are right" vic "check 0 1000 5"
+t_ok "... and is ACKed at its PSN, in XRC's ACK" \
+	wait_for "grep -q '^rx XRC_ACK qpn=$((PEER_QPN)) psn=$RQ_PSN .*kind=ACK' $RX" 10
+ctr malformed_qp
+t_ok "an RC SEND to the XRC target: dropped, malformed_qp" \
+	inj op=RC_SEND_ONLY qpn="$XQPN" psn=$(psn $((RQ_PSN + 1))) ackreq=1 len=8 seed=1
+t_ok "... counted" counter_moved malformed_qp "$CTR" 1
+t_ok "another receive on the SRQ" vic "post_recv 4096 4096"
+XF=$(psn $((RQ_PSN + 1)))
+ctr rcvd_pkts
+t_ok "an XRC SEND FIRST naming the SRQ" inj op=XRC_SEND_FIRST qpn="$XQPN" \
+	psn="$XF" srqn="$SRQN" len=$MTU seed=6
+# With one vCPU the receive softirq is over once its count shows.
+t_ok "... received" counter_moved rcvd_pkts "$CTR" 1
+destroy_now() { vic destroy_srq && [ "${REPLY#*destroy_ms=}" -lt 5000 ]; }
+t_ok "the SRQ destroyed between the message's FIRST and LAST, at once" destroy_now
+XL=$(psn $((RQ_PSN + 2)))
+t_ok "the XRC SEND LAST naming the gone SRQ" inj op=XRC_SEND_LAST qpn="$XQPN" \
+	psn="$XL" ackreq=1 srqn="$SRQN" len=100 seed=6 off=$MTU
+t_ok "... is NAKed Remote Access at its PSN, in XRC's ACK" \
+	wait_for "grep -q '^rx XRC_ACK qpn=$((PEER_QPN)) psn=$XL .*kind=NAK code=2 ' $RX" 10
+vic_err() { vic state && [ "$REPLY" = "ok state=6" ]; }
+t_ok "... the target QP is in error" vic_err
+t_ok "... and the dropped message completed nothing" vic_none 200
+echo quit >&"${VICTIM[1]}"
+wait "$VPID"
+t_ok "XRC victim exits 0" test $? -eq 0
 exec 7>&-
 wait $INJ_PID
 t_ok "injector exits 0" test $? -eq 0

@@ -26,6 +26,7 @@
  *   imm= ieth= qkey= sqp=  ImmDt, IETH, DETH
  *   atmva= atmrkey= swap= cmp=   AtomicETH;  orig=  AtomicAckETH
  *   plt= sel=              FETH placement type, selectivity level (FLUSH)
+ *   srqn=                  XRCETH: the target's XRC SRQ (XRC_* requests)
  *   len=N                  payload bytes (0)
  *   seed=S off=O           payload byte i is pattern(S, O + i) (see
  *                          pattern_byte; the victim checks the same way);
@@ -234,6 +235,7 @@ static int spec_word(struct spec *sp, const char *w)
 	KEY("orig", sp->h.atmack_orig, ~0ULL);
 	KEY("plt", sp->h.feth_plt, 0xf);
 	KEY("sel", sp->h.feth_sel, 3);
+	KEY("srqn", sp->h.xrc_srqn, SROCE_24BIT_MASK);
 	KEY("len", sp->len, MAX_PAYLOAD);
 	KEY("off", sp->off, 0xffffffffULL);
 	KEY("fill", sp->fill, 0xff);
@@ -642,6 +644,10 @@ static void fz_spec(struct fuzz *f, char *line, size_t size)
 	if (info->xhdrs & SROCE_XH_FETH)
 		FZ_ADD("plt=%u sel=%u", fz_pct(f, 70) ? fz_below(f, 4) :
 		       fz_below(f, 16), fz_below(f, 4));
+	/* XRC SRQ numbers are handed out from 1: low ones may be live */
+	if (info->xhdrs & SROCE_XH_XRCETH)
+		FZ_ADD("srqn=%u", fz_pct(f, 70) ? fz_below(f, 16) :
+		       fz_below(f, 1u << 24));
 
 	if (aw)
 		len = 8;

@@ -5,7 +5,7 @@
  *
  *   sroce_victim -d DEV -g GID_INDEX -r PEER_IP -q PEER_QPN
  *                [-p SQ_PSN] [-P RQ_PSN] [-m MTU] [-s MR_BYTES]
- *                [-t TIMEOUT] [-c RETRY_CNT] [-n RNR_RETRY]
+ *                [-t TIMEOUT] [-c RETRY_CNT] [-n RNR_RETRY] [-x]
  *
  * It creates a PD, a CQ, an RC QP and one MR of MR_BYTES (default 1 MiB,
  * local write, remote read and write), moves the QP to RTS towards
@@ -35,11 +35,20 @@
  *   dereg_mr     "ok dereg_ms=N" once ibv_dereg_mr returned (or "err")
  *   quit
  *
+ * With -x the QP is an XRC target (XRC_RECV, in RTR) in its own XRC
+ * domain, with an XRC SRQ of that domain whose number ends the first line
+ * (" srqn=N"); post_recv posts to the SRQ, whose CQ poll reads, and
+ * sends are refused. Two more commands:
+ *
+ *   destroy_srq  "ok destroy_ms=N" once ibv_destroy_srq returned
+ *   new_srq      another XRC SRQ of the domain: "ok srqn=N"
+ *
  * Work requests are signaled and numbered from 1 (wr_id). Exit status 0
  * after quit or end of input, 1 if setup failed, 2 on bad usage.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -56,6 +65,8 @@ static struct ibv_pd *pd;
 static struct ibv_cq *cq;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
+static struct ibv_xrcd *xrcd;	/* -x */
+static struct ibv_srq *srq;
 static unsigned char *buf;
 static size_t buf_len = 1 << 20;
 static uint64_t next_wr_id = 1;
@@ -124,7 +135,8 @@ static uint64_t post(enum ibv_wr_opcode op, uint64_t len, uint64_t loff,
 		rwr.wr_id = next_wr_id;
 		rwr.sg_list = &sge;
 		rwr.num_sge = 1;
-		err = ibv_post_recv(qp, &rwr, &rbad);
+		err = srq ? ibv_post_srq_recv(srq, &rwr, &rbad) :
+			    ibv_post_recv(qp, &rwr, &rbad);
 	} else {
 		swr.wr_id = next_wr_id;
 		swr.sg_list = &sge;
@@ -140,6 +152,25 @@ static uint64_t post(enum ibv_wr_opcode op, uint64_t len, uint64_t loff,
 		return 0;
 	}
 	return next_wr_id++;
+}
+
+static struct ibv_srq *new_xsrq(void)
+{
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = 64, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC, .pd = pd, .xrcd = xrcd, .cq = cq,
+	};
+
+	return ibv_create_srq_ex(ctx, &a);
+}
+
+static uint32_t srq_num(void)
+{
+	uint32_t n = 0;
+
+	return srq && !ibv_get_srq_num(srq, &n) ? n : 0;
 }
 
 static void cmd_poll(long ms)
@@ -228,6 +259,21 @@ static void run(char *line)
 			printf("err query_qp %d\n", rc);
 		else
 			printf("ok state=%d\n", attr.qp_state);
+	} else if (!strcmp(cmd, "destroy_srq") && srq) {
+		t0 = now_ms();
+		rc = ibv_destroy_srq(srq);
+		if (rc) {
+			printf("err destroy_srq %d\n", rc);
+			return;
+		}
+		srq = NULL;
+		printf("ok destroy_ms=%" PRIu64 "\n", now_ms() - t0);
+	} else if (!strcmp(cmd, "new_srq") && xrcd && !srq) {
+		srq = new_xsrq();
+		if (srq)
+			printf("ok srqn=%u\n", srq_num());
+		else
+			printf("err create_srq_ex %s\n", strerror(errno));
 	} else if (!strcmp(cmd, "dereg_mr")) {
 		if (!mr) {
 			printf("err no mr\n");
@@ -247,9 +293,53 @@ static void run(char *line)
 	}
 }
 
+/* -x: an XRC target in RTR towards the peer, and an XRC SRQ. */
+static int setup_xrc(const struct rc_conn *c)
+{
+	struct ibv_xrcd_init_attr xa = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1, .oflags = O_CREAT,
+	};
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = c->access,
+	};
+
+	xrcd = ibv_open_xrcd(ctx, &xa);
+	if (!xrcd)
+		return -1;
+	qa.xrcd = xrcd;
+	qp = ibv_create_qp_ex(ctx, &qa);
+	srq = new_xsrq();
+	if (!qp || !srq || ibv_modify_qp(qp, &a, IBV_QP_STATE |
+					 IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					 IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = c->mtu;
+	a.dest_qp_num = c->dqpn;
+	a.rq_psn = c->rq_psn;
+	a.max_dest_rd_atomic = c->rd_atomic;
+	a.min_rnr_timer = c->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = c->dgid;
+	a.ah_attr.grh.sgid_index = c->sgid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER) ? -1 : 0;
+}
+
 static int setup(const char *dev, int gid_index, const char *peer,
 		 uint32_t peer_qpn, uint32_t sq_psn, uint32_t rq_psn,
-		 enum ibv_mtu mtu, int timeout, int retry, int rnr)
+		 enum ibv_mtu mtu, int timeout, int retry, int rnr, int xrc)
 {
 	struct ibv_qp_init_attr qia = {
 		.qp_type = IBV_QPT_RC,
@@ -278,17 +368,19 @@ static int setup(const char *dev, int gid_index, const char *peer,
 	cq = pd ? ibv_create_cq(ctx, 256, NULL, NULL, 0) : NULL;
 	if (!cq)
 		return -1;
+	buf = calloc(1, buf_len ? buf_len : 1);
+	mr = buf ? ibv_reg_mr(pd, buf, buf_len, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ) : NULL;
+	if (!mr)
+		return -1;
+	if (xrc)
+		return setup_xrc(&c);
 	qia.send_cq = cq;
 	qia.recv_cq = cq;
 	qp = ibv_create_qp(pd, &qia);
-	buf = calloc(1, buf_len ? buf_len : 1);
-	if (!qp || !buf)
+	if (!qp)
 		return -1;
-	mr = ibv_reg_mr(pd, buf, buf_len, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!mr)
-		return -1;
-
 	return rc_connect(qp, &c) ? -1 : 0;
 }
 
@@ -297,10 +389,11 @@ int main(int argc, char **argv)
 	const char *dev = NULL, *peer = NULL;
 	unsigned long peer_qpn = 0, sq_psn = 0, rq_psn = 0;
 	int gid = -1, mtu = 1024, timeout = 0, retry = 7, rnr = 7, opt;
+	int xrc = 0;
 	enum ibv_mtu m;
 	char line[512];
 
-	while ((opt = getopt(argc, argv, "d:g:r:q:p:P:m:s:t:c:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:r:q:p:P:m:s:t:c:n:x")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'g': gid = atoi(optarg); break;
@@ -313,6 +406,7 @@ int main(int argc, char **argv)
 		case 't': timeout = atoi(optarg); break;
 		case 'c': retry = atoi(optarg); break;
 		case 'n': rnr = atoi(optarg); break;
+		case 'x': xrc = 1; break;
 		default: return 2;
 		}
 	}
@@ -325,13 +419,16 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (setup(dev, gid, peer, peer_qpn, sq_psn, rq_psn, m, timeout, retry,
-		  rnr)) {
+		  rnr, xrc)) {
 		fprintf(stderr, "setup failed: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("qpn=%u rkey=0x%x va=0x%" PRIxPTR " len=%zu sq_psn=%lu rq_psn=%lu mtu=%d\n",
+	printf("qpn=%u rkey=0x%x va=0x%" PRIxPTR " len=%zu sq_psn=%lu rq_psn=%lu mtu=%d",
 	       qp->qp_num, mr->rkey, (uintptr_t)buf, buf_len, sq_psn, rq_psn,
 	       mtu);
+	if (srq)
+		printf(" srqn=%u", srq_num());
+	printf("\n");
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strncmp(line, "quit", 4))
 			break;
