@@ -13,7 +13,7 @@
 # QP opened by number outlives its creator. The counters those refusals
 # moved; then an SRQ destroyed while messages stream into it returns at
 # once and fails what follows. Last, libibverbs' own ibv_xsrq_pingpong,
-# server and client sharing one XRC domain file.
+# a server with one client and with four, all sharing one XRC domain file.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -31,19 +31,28 @@ t_ok "no retransmits on the lossless loopback" test "$(hw_counter retransmits)" 
 t_ok "sroce_xrc -r (an SRQ destroyed while SENDs stream into it)" \
 	timeout 300 "$VERBS_BIN/sroce_xrc" -d sroce0 -g "$GID" -r
 
-# xsrq PORT ARGS...: ibv_xsrq_pingpong server, then its client once it
-# listens; both must finish and say so.
+# xsrq PORT CLIENTS ARGS...: an ibv_xsrq_pingpong server for CLIENTS
+# clients (its -c), then that many client processes once it listens (a
+# client serves one connection). All of them share one XRC domain through
+# /tmp/xrc_domain, so the server's SENDs to one client's SRQ go through
+# the QP of another: each process must finish and say so.
 xsrq() {
-	local port=$1 srv rc_s rc_c
-	shift
-	rm -f /tmp/xrc_domain
-	timeout 200 ibv_xsrq_pingpong -d sroce0 -g "$GID" -p "$port" "$@" > /tmp/xs.srv 2>&1 &
+	local port=$1 n=$2 srv rc_s rc_c=0 i pids=()
+	shift 2
+	rm -f /tmp/xrc_domain /tmp/xs.*
+	timeout 200 ibv_xsrq_pingpong -d sroce0 -g "$GID" -p "$port" -c "$n" "$@" \
+		> /tmp/xs.srv 2>&1 &
 	srv=$!
 	if wait_for "tcp_listening $port || ! kill -0 $srv 2>/dev/null" 60 &&
 		kill -0 $srv 2>/dev/null; then
-		timeout 200 ibv_xsrq_pingpong -d sroce0 -g "$GID" -p "$port" "$@" \
-			"$(my_ip)" > /tmp/xs.cli 2>&1
-		rc_c=$?
+		for i in $(seq 1 "$n"); do
+			timeout 200 ibv_xsrq_pingpong -d sroce0 -g "$GID" -p "$port" \
+				"$@" "$(my_ip)" > /tmp/xs.cli$i 2>&1 &
+			pids+=($!)
+		done
+		for i in "${pids[@]}"; do
+			wait "$i" || rc_c=$?
+		done
 	else
 		rc_c=99
 		kill $srv 2>/dev/null
@@ -51,13 +60,18 @@ xsrq() {
 	wait $srv
 	rc_s=$?
 	sed 's/^/srv: /' /tmp/xs.srv
-	sed 's/^/cli: /' /tmp/xs.cli 2>/dev/null
-	echo "server exit $rc_s, client exit $rc_c"
-	[ "$rc_s" = 0 ] && [ "$rc_c" = 0 ] && grep -q '^success' /tmp/xs.srv &&
-		grep -q '^success' /tmp/xs.cli
+	for i in $(seq 1 "$n"); do
+		sed "s/^/cli$i: /" /tmp/xs.cli$i 2>/dev/null
+	done
+	echo "server exit $rc_s, clients exit $rc_c"
+	[ "$rc_s" = 0 ] && [ "$rc_c" = 0 ] || return 1
+	grep -q '^success' /tmp/xs.srv || return 1
+	for i in $(seq 1 "$n"); do
+		grep -q '^success' /tmp/xs.cli$i || return 1
+	done
 }
-t_ok "ibv_xsrq_pingpong, one context" xsrq 18560 -n 100 -s 4096
-t_ok "ibv_xsrq_pingpong, four contexts" xsrq 18561 -c 4 -n 50 -s 1024
+t_ok "ibv_xsrq_pingpong, one client" xsrq 18560 1 -n 100 -s 4096
+t_ok "ibv_xsrq_pingpong, four clients" xsrq 18561 4 -n 50 -s 1024
 
 t_ok "no XRC object left: rdma resource shows no QP" \
 	sh -c '[ -z "$(rdma resource show qp link sroce0 | grep -v GSI)" ]'
