@@ -45,6 +45,9 @@
 #define SROCE_MAX_MCAST_GRP	1024	/* groups per device */
 #define SROCE_MAX_MCAST_QP_ATTACH 64	/* QPs per group */
 #define SROCE_MAX_MCAST_ATTACH	8192	/* attachments per device */
+#define SROCE_ODP_CAPS_RC	(IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | \
+				 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | \
+				 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV)
 
 /*
  * Rings and their kernel-side copies, sized by the caller: charged to the
@@ -237,6 +240,7 @@ enum sroce_mr_type {
 	SROCE_MR_USER,		/* ib_umem pages */
 	SROCE_MR_DMA,		/* kernel virtual addresses */
 	SROCE_MR_FAST_REG,	/* page list set by IB_WR_REG_MR */
+	SROCE_MR_ODP,		/* ib_umem_odp: pages faulted in on demand */
 };
 
 enum sroce_mr_state {
@@ -275,6 +279,22 @@ struct sroce_mr {
 	/* FAST_REG: map_mr_sg fills these; REG_MR makes them current. */
 	u64 *fr_next;
 	u32 next_npages, next_shift, next_offset;
+	/*
+	 * ODP (sroce_odp.c): the user address iova maps to; the range an
+	 * invalidation is taking away, under copy_lock; one page fault at a
+	 * time, queued by copies that found a page missing.
+	 */
+	struct ib_umem_odp *odp;
+	u64 odp_start;
+	u64 inval_start, inval_end;
+	struct work_struct fault_work;
+	struct mutex fault_mutex;	/* a fault or prefetch maps pages */
+	unsigned long fault_busy;	/* bit 0: fault_work queued */
+	u64 fault_addr;			/* user address, under fault_busy */
+	u32 fault_len;
+	bool fault_write;
+	u64 bad_start, bad_end;		/* the last range that failed to fault */
+	unsigned long bad_until;	/* ... fails copies until then */
 };
 
 /* dev->mrs entries for windows carry this xa_tag_pointer() tag. */

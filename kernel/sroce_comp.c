@@ -332,6 +332,7 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 	struct sroce_swqe *swqe;
 	u32 idx, off, want;
 	bool last;
+	int err;
 
 	/* A response implicitly acknowledges the requests before it. */
 	if (comp_ack_before(qp, psn)) {
@@ -368,7 +369,13 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 		comp_wqe_done(qp, swqe, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (want && comp_copy_payload(qp, swqe, rx, off)) {
+	err = want ? comp_copy_payload(qp, swqe, rx, off) : 0;
+	if (err == -EAGAIN) {
+		/* an ODP page of the buffer is being faulted in */
+		sroce_comp_odp_wait(qp, true);
+		return;
+	}
+	if (err) {
 		comp_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -386,6 +393,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, struct sroce_rx *rx)
 	u32 psn = rx->pkt.h.psn;
 	struct sroce_swqe *swqe;
 	u64 orig;
+	int err;
 
 	if (comp_ack_before(qp, psn)) {
 		comp_rerequest(qp, SROCE_RETX_IMPLIED);
@@ -397,9 +405,15 @@ static void comp_atomic_ack(struct sroce_qp *qp, struct sroce_rx *rx)
 	    psn != swqe->st.first_psn || psn != qp->comp.psn)
 		return;
 	orig = rx->pkt.h.atmack_orig;
-	if (sroce_sge_copy(qp->dev, qp->pd, swqe->sge, swqe->wqe.num_sge, 0,
-			   &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
-			   SROCE_TO_MR)) {
+	err = sroce_sge_copy(qp->dev, qp->pd, swqe->sge, swqe->wqe.num_sge, 0,
+			     &orig, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+			     SROCE_TO_MR);
+	if (err == -EAGAIN) {
+		/* asked again once the ODP page is in: atomics replay */
+		sroce_comp_odp_wait(qp, true);
+		return;
+	}
+	if (err) {
 		comp_wqe_done(qp, swqe, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -559,6 +573,36 @@ unlock:
 	spin_unlock_bh(&qp->req.lock);
 	if (fatal)
 		sroce_req_raise_error(qp);
+}
+
+/*
+ * locked: a local ODP buffer lacks a page, now being faulted in.  Look
+ * again a tick later: the requester sends on, or (@rerequest: a response
+ * could not be placed and was dropped) goes back to the oldest
+ * unacknowledged PSN and asks again; atomics are replayed, not redone.
+ */
+void sroce_comp_odp_wait(struct sroce_qp *qp, bool rerequest)
+{
+	qp->comp.odp_rerequest |= rerequest;
+	if (!timer_pending(&qp->comp.odp_timer) && !qp->req.stopped)
+		mod_timer(&qp->comp.odp_timer, jiffies + 1);
+}
+
+void sroce_comp_odp_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, comp.odp_timer);
+
+	spin_lock_bh(&qp->req.lock);
+	if (qp->comp.odp_rerequest) {
+		qp->comp.odp_rerequest = false;
+		/* the last re-request at this PSN may have met the fault */
+		qp->comp.rd_rerequest_valid = false;
+		if (comp_outstanding(qp))
+			comp_rerequest(qp, SROCE_RETX_IMPLIED);
+	} else {
+		sroce_req_schedule(qp);
+	}
+	spin_unlock_bh(&qp->req.lock);
 }
 
 void sroce_comp_rnr_timer(struct timer_list *t)

@@ -65,6 +65,7 @@ int sroce_engine_qp_init(struct sroce_qp *qp)
 	qp->req.tx_dead = false;
 	timer_setup(&qp->req.retry_timer, sroce_comp_retry_timer, 0);
 	timer_setup(&qp->comp.rnr_timer, sroce_comp_rnr_timer, 0);
+	timer_setup(&qp->comp.odp_timer, sroce_comp_odp_timer, 0);
 	INIT_WORK(&qp->req.work, sroce_req_work);
 	qp->req.stopped = false;
 	qp->req.psn = 0;
@@ -152,6 +153,7 @@ void sroce_engine_qp_stop(struct sroce_qp *qp)
 	/* Timers only schedule work; once stopped nothing rearms them. */
 	del_timer_sync(&qp->req.retry_timer);
 	del_timer_sync(&qp->comp.rnr_timer);
+	del_timer_sync(&qp->comp.odp_timer);
 	cancel_work_sync(&qp->req.work);
 	del_timer_sync(&qp->req.retry_timer);
 	sroce_resp_stop(qp, false);

@@ -118,6 +118,9 @@ struct sroce_comp {
 	u32 late_psn;			/* @psn when late_waits began */
 	u8 late_waits;			/* timeouts waited out at late_psn */
 	bool rd_rerequest_valid;
+	/* a local ODP buffer is being faulted in (sroce_comp_odp_wait()) */
+	struct timer_list odp_timer;
+	bool odp_rerequest;
 };
 
 /*
@@ -314,6 +317,8 @@ void sroce_req_raise_error(struct sroce_qp *qp);
 bool sroce_req_drained(struct sroce_qp *qp);
 void sroce_comp_retry_timer(struct timer_list *t);
 void sroce_comp_rnr_timer(struct timer_list *t);
+void sroce_comp_odp_wait(struct sroce_qp *qp, bool rerequest);
+void sroce_comp_odp_timer(struct timer_list *t);
 u32 sroce_req_mtu(const struct sroce_qp *qp);
 
 /*

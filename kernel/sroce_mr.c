@@ -92,8 +92,12 @@ void sroce_mr_put(struct sroce_mr *mr)
  */
 static void sroce_mr_release(struct sroce_dev *dev, struct sroce_mr *mr)
 {
+	if (mr->odp)
+		sroce_odp_mr_stop(mr);
+	/* an ODP umem goes with its notifier, waiting for invalidations */
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	mr->odp = NULL;
 	mr->umem = NULL;
 	kvfree(mr->pages);
 	mr->pages = NULL;
@@ -212,12 +216,18 @@ static struct sroce_mr *sroce_mr_new_user(struct sroce_dev *dev,
 	struct sroce_mr *mr;
 	int err;
 
-	mr = sroce_mr_alloc(dev, pd, access);
+	mr = sroce_mr_alloc(dev, pd, access & ~IB_ACCESS_ON_DEMAND);
 	if (IS_ERR(mr))
 		return mr;
-	mr->type = SROCE_MR_USER;
-	err = sroce_mr_pin(dev, mr, start, length, iova, access);
+	if (access & IB_ACCESS_ON_DEMAND) {
+		mr->type = SROCE_MR_ODP;
+		err = sroce_odp_mr_init(dev, mr, start, length, iova, access);
+	} else {
+		mr->type = SROCE_MR_USER;
+		err = sroce_mr_pin(dev, mr, start, length, iova, access);
+	}
 	if (err) {
+		mr->state = SROCE_MR_FREE;
 		sroce_mr_release(dev, mr);
 		return ERR_PTR(err);
 	}
@@ -234,15 +244,18 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
 {
 	struct sroce_dev *dev = to_sdev(ibpd->device);
 	struct sroce_mr *mr;
-	int err;
+	int err, odp;
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
-	access = sroce_mr_check_access(access);
+	/* on demand: not pinned, faulted in as copies need it (sroce_odp.c) */
+	odp = access & IB_ACCESS_ON_DEMAND;
+	access = sroce_mr_check_access(access & ~IB_ACCESS_ON_DEMAND);
 	if (access < 0)
 		return ERR_PTR(access);
-	mr = sroce_mr_new_user(dev, to_spd(ibpd), start, length, iova, access);
+	mr = sroce_mr_new_user(dev, to_spd(ibpd), start, length, iova,
+			       access | odp);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	err = sroce_mr_publish(dev, mr);
@@ -268,8 +281,11 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 
 	if (flags & ~IB_MR_REREG_SUPPORTED)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (old->type != SROCE_MR_USER)
+	if (old->type != SROCE_MR_USER && old->type != SROCE_MR_ODP)
 		return ERR_PTR(-EINVAL);
+	/* new pages for an ODP region: register a new one instead */
+	if (old->type == SROCE_MR_ODP && (flags & IB_MR_REREG_TRANS))
+		return ERR_PTR(-EOPNOTSUPP);
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return ERR_PTR(-EOPNOTSUPP);
@@ -582,8 +598,9 @@ static bool sroce_mref_live(const struct sroce_mref *ref)
  * virtual addresses), @page otherwise.  @chunk is how many bytes from
  * there on are contiguous.
  */
-static int sroce_mr_locate(struct sroce_mr *mr, u64 iova, void **va,
-			   struct page **page, unsigned int *off, u64 *chunk)
+static int sroce_mr_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
+			   void **va, struct page **page, unsigned int *off,
+			   u64 *chunk)
 {
 	u64 pos, bsize, idx;
 
@@ -594,6 +611,8 @@ static int sroce_mr_locate(struct sroce_mr *mr, u64 iova, void **va,
 		*va = (void *)(uintptr_t)iova;
 		*chunk = U64_MAX;
 		return 0;
+	case SROCE_MR_ODP:
+		return sroce_odp_locate(mr, iova, len, write, va, chunk);
 	case SROCE_MR_USER:
 	case SROCE_MR_FAST_REG:
 		break;
@@ -632,7 +651,8 @@ static int sroce_mr_copy_locked(struct sroce_mr *mr, u64 iova, void *buf,
 	while (len) {
 		u32 n;
 
-		err = sroce_mr_locate(mr, iova, &va, &page, &off, &chunk);
+		err = sroce_mr_locate(mr, iova, len, dir == SROCE_TO_MR, &va,
+				      &page, &off, &chunk);
 		if (err)
 			return err;
 		n = min_t(u64, len, chunk);
@@ -688,7 +708,8 @@ static int sroce_mr_atomic_locked(struct sroce_mr *mr, u64 iova,
 		return -EINVAL;
 	if (!sroce_range_ok(mr->iova, mr->length, iova, sizeof(u64)))
 		return -ERANGE;
-	err = sroce_mr_locate(mr, iova, &va, &page, &off, &chunk);
+	err = sroce_mr_locate(mr, iova, sizeof(u64), true, &va, &page, &off,
+			      &chunk);
 	if (err)
 		return err;
 	/* An aligned word never straddles a page, but blocks might be odd. */
@@ -822,6 +843,7 @@ int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe)
 const struct ib_device_ops sroce_mr_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
+	.advise_mr = sroce_advise_mr,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
 	.alloc_mr = sroce_alloc_mr,

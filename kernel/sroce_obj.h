@@ -49,6 +49,22 @@ void sroce_mr_set_state(struct sroce_mr *mr, enum sroce_mr_state st);
 /* mw->lock of an unbinding window held: end accesses through windows. */
 void sroce_mr_revoke_windows(struct sroce_mr *mr);
 
+/* sroce_odp.c: on-demand paging regions */
+int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
+		      u64 length, u64 iova, int access);
+/* Before the region goes: no fault runs or is queued any more. */
+void sroce_odp_mr_stop(struct sroce_mr *mr);
+/*
+ * copy_lock held (read): where byte @iova of ODP region @mr is, if its
+ * page is there with the right (@write) permission; else -EAGAIN, and a
+ * fault is queued for [@iova, @iova + @len).
+ */
+int sroce_odp_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
+		     void **va, u64 *chunk);
+int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
+
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int sroce_dealloc_mw(struct ib_mw *ibmw);
 

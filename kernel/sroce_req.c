@@ -326,7 +326,7 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	bool first, last, payload = false;
 	struct sk_buff *skb;
 	u8 *buf;
-	int hl;
+	int hl, err;
 
 	h.pkey = SROCE_DEFAULT_PKEY;
 	h.psn = sroce_psn_add(st->first_psn, off / mtu);
@@ -437,12 +437,18 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		if (wqe->send_flags & IB_SEND_INLINE) {
 			/* inline_len was bounded by req_start() */
 			memcpy(buf + hl, swqe->inline_data + off, paylen);
-		} else if (sroce_sge_copy(qp->dev, qp->pd, swqe->sge,
-					  wqe->num_sge, off, buf + hl, paylen,
-					  0, SROCE_FROM_MR)) {
-			kfree_skb(skb);
-			req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
-			return -EFAULT;
+		} else {
+			err = sroce_sge_copy(qp->dev, qp->pd, swqe->sge,
+					     wqe->num_sge, off, buf + hl, paylen,
+					     0, SROCE_FROM_MR);
+			if (err) {
+				kfree_skb(skb);
+				/* -EAGAIN: an ODP page is being faulted in */
+				if (err == -EAGAIN)
+					return err;
+				req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
+				return -EFAULT;
+			}
 		}
 	}
 	memset(buf + hl + paylen, 0, h.pad);
@@ -576,6 +582,11 @@ static bool req_process(struct sroce_qp *qp, int budget)
 		resumed = false;
 		if (err == -ENOMEM)
 			return true;
+		if (err == -EAGAIN) {
+			req->blocked = true;
+			sroce_comp_odp_wait(qp, false);
+			break;
+		}
 		if (err)
 			req->cur++;
 	}

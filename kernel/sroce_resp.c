@@ -80,7 +80,8 @@ int sroce_resp_xmit(struct sroce_qp *qp, struct sroce_pkt_hdrs *h,
 	err = len ? sroce_mr_copy(mr, va, p + hl, len, SROCE_FROM_MR) : 0;
 	if (err) {
 		kfree_skb(skb);
-		return -EKEYREVOKED;
+		/* -EAGAIN: an ODP page is being faulted in; try again */
+		return err == -EAGAIN ? err : -EKEYREVOKED;
 	}
 	memset(p + hl + len, 0, h->pad);
 	if (!b)
@@ -377,8 +378,10 @@ static enum resp_rc resp_send(struct sroce_qp *qp, struct sroce_rx *rx)
 	}
 	if (pkt->payload_len > resp->wqe->total_len - resp->recv_off)
 		return RESP_LEN;
-	if (resp_copy_payload(qp, rx, RESP_TO_SGE, resp->recv_off))
-		return RESP_LOC_PROT;
+	rc = resp_copy_rc(resp_copy_payload(qp, rx, RESP_TO_SGE,
+					    resp->recv_off), RESP_LOC_PROT);
+	if (rc != RESP_OK)
+		return rc;
 	resp->recv_off += pkt->payload_len;
 	resp->msg = (fl & SROCE_OPF_LAST) ? SROCE_MSG_NONE : SROCE_MSG_SEND;
 	return RESP_OK;
@@ -444,8 +447,10 @@ static enum resp_rc resp_write(struct sroce_qp *qp, struct sroce_rx *rx)
 	if (len) {
 		if (!resp->mr.mr)
 			return RESP_INV_REQ;
-		if (resp_copy_payload(qp, rx, RESP_TO_MR, resp->va))
-			return RESP_ACCESS;
+		rc = resp_copy_rc(resp_copy_payload(qp, rx, RESP_TO_MR,
+						    resp->va), RESP_ACCESS);
+		if (rc != RESP_OK)
+			return rc;
 	}
 	resp->va += len;
 	resp->resid -= len;
@@ -870,8 +875,8 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 		return;
 	}
 
-	resp->wqe_valid = false;
-	err = sroce_rq_take(qp, qp->srq, resp->wqe);
+	/* a WQE kept from a datagram lost to an ODP fault is used first */
+	err = resp->wqe_valid ? 0 : sroce_rq_take(qp, qp->srq, resp->wqe);
 	if (err == -EAGAIN) {
 		/* UD has no RNR: the datagram is lost */
 		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
@@ -891,8 +896,14 @@ static void ud_rcv(struct sroce_qp *qp, struct sroce_rx *rx,
 	}
 
 	ud_build_grh(rx, grh);
-	if (resp_place(qp, RESP_TO_SGE, 0, grh, SROCE_GRH_LEN) ||
-	    resp_copy_payload(qp, rx, RESP_TO_SGE, SROCE_GRH_LEN)) {
+	err = resp_place(qp, RESP_TO_SGE, 0, grh, SROCE_GRH_LEN) ?:
+	      resp_copy_payload(qp, rx, RESP_TO_SGE, SROCE_GRH_LEN);
+	if (err == -EAGAIN) {
+		/* an ODP page of the buffer is being faulted in: lost */
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		return;
+	}
+	if (err) {
 		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
 		resp_complete_err(qp, IB_WC_LOC_PROT_ERR);
 		goto fatal;

@@ -49,6 +49,18 @@ enum resp_rc {
 	RESP_CQ,		/* receive CQ overflow */
 };
 
+/*
+ * What a failed copy into or out of memory means: a page of an ODP
+ * region still being faulted in (-EAGAIN) is an RNR NAK, so that the
+ * requester sends again; anything else is @fail.
+ */
+static inline enum resp_rc resp_copy_rc(int err, enum resp_rc fail)
+{
+	if (!err)
+		return RESP_OK;
+	return err == -EAGAIN ? RESP_RNR : fail;
+}
+
 /* Work left for after the responder lock is dropped. */
 struct resp_out {
 	bool qp_error;

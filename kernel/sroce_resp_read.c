@@ -95,6 +95,14 @@ static int resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		resp->tx_seq++;
 		err = sroce_resp_xmit(qp, &h, &resp->read_mr, resp->read_va,
 				      n, &txb);
+		if (err == -EAGAIN) {
+			/* an ODP page is being faulted in: wait a tick */
+			resp->tx_seq--;
+			sroce_net_flush(qp, &txb);
+			resp->tx_paused = true;
+			mod_timer(&resp->tx_timer, jiffies + 1);
+			return 0;
+		}
 		/* a lost response is recovered by the requester's retry */
 		if (err || last) {
 			sroce_net_flush(qp, &txb);
@@ -311,7 +319,8 @@ enum resp_rc sroce_resp_atomic(struct sroce_qp *qp, struct sroce_rx *rx)
 				      pkt->h.atm_swap_add, 0, &orig);
 	sroce_mref_put(&mr);
 	if (err)
-		return err == -EINVAL ? RESP_INV_REQ : RESP_ACCESS;
+		return err == -EINVAL ? RESP_INV_REQ :
+		       resp_copy_rc(err, RESP_ACCESS);
 
 	res = resp_res_new(resp);
 	res->type = SROCE_RES_ATOMIC;
@@ -379,7 +388,8 @@ static enum resp_rc resp_atomic_write(struct sroce_qp *qp,
 		return RESP_INV_REQ;
 	err = sroce_mr_atomic(mr, va, SROCE_ATOMIC_WRITE, val, 0, &old);
 	if (err)
-		return err == -EINVAL ? RESP_INV_REQ : RESP_ACCESS;
+		return err == -EINVAL ? RESP_INV_REQ :
+		       resp_copy_rc(err, RESP_ACCESS);
 	return RESP_OK;
 }
 

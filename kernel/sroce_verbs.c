@@ -60,7 +60,19 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 			      SROCE_DEVICE_ATOMIC_WRITE |
 			      SROCE_DEVICE_FLUSH_GLOBAL;
 	/* `rdma link delete` refuses devices without this. */
-	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/*
+	 * Explicit ODP regions (not the implicit, whole address space one)
+	 * for every operation and transport; sroce_odp.c.
+	 */
+	a->odp_caps.general_caps = IB_ODP_SUPPORT;
+	a->odp_caps.per_transport_caps.rc_odp_caps = SROCE_ODP_CAPS_RC;
+	a->odp_caps.per_transport_caps.xrc_odp_caps = SROCE_ODP_CAPS_RC;
+	a->odp_caps.per_transport_caps.uc_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE |
+		IB_ODP_SUPPORT_SRQ_RECV;
+	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
 	a->max_sge_rd = SROCE_MAX_SGE;

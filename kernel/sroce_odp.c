@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * On-demand paging regions (IB_ACCESS_ON_DEMAND): registered without
+ * pinning.  ib_umem_odp keeps, per page, the kernel address of what the
+ * process has mapped there (this device uses virtual DMA) and its MMU
+ * interval notifier tells us before a page goes.
+ *
+ * Copies run in softirq and cannot fault: a copy that finds a page
+ * missing gets -EAGAIN and queues the region's fault work (one at a
+ * time; the next miss queues the next), and its caller tries again
+ * later: the responder with an RNR NAK, so that the peer resends, the
+ * requester and completer after a pause (sroce_comp_odp_wait()).  A page
+ * the process does not map at all fails the fault; for a while after,
+ * copies from it fail (-EFAULT) instead of waiting for ever.
+ *
+ * An invalidation marks the range it takes away under copy_lock, so that
+ * no copy uses those pages from then on and the ones in progress end
+ * first, and unmaps them, which may sleep, after dropping the lock.
+ */
+#include <linux/hmm.h>
+#include <rdma/ib_umem_odp.h>
+#include "sroce_obj.h"
+#include "sroce_keys.h"
+
+/* The most one fault maps: what the next packets of a stream need. */
+#define SROCE_ODP_FAULT_MAX	(256 * 1024)
+/* How long a range that failed to fault fails copies at once. */
+#define SROCE_ODP_BAD_MS	1000
+
+static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sroce_mr *mr = odp->private;
+	u64 start, end;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	start = max_t(u64, ib_umem_start(odp), range->start);
+	end = min_t(u64, ib_umem_end(odp), range->end);
+	/* NULL only while sroce_odp_mr_init() has not set it: no copy yet */
+	if (mr) {
+		write_lock_bh(&mr->copy_lock);
+		mr->inval_start = start;
+		mr->inval_end = end;
+		write_unlock_bh(&mr->copy_lock);
+	}
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+	if (mr) {
+		write_lock_bh(&mr->copy_lock);
+		mr->inval_start = 0;
+		mr->inval_end = 0;
+		write_unlock_bh(&mr->copy_lock);
+	}
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops sroce_odp_ops = {
+	.invalidate = sroce_odp_invalidate,
+};
+
+/*
+ * Process context: map [@uaddr, @uaddr + @len) of @mr, faulting pages in
+ * (@fault) or taking only what is there.  fault_mutex keeps it from
+ * running after sroce_odp_mr_stop().
+ */
+static int sroce_odp_map(struct sroce_mr *mr, u64 uaddr, u64 len, bool write,
+			 bool fault)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	u64 mask = ODP_READ_ALLOWED_BIT;
+	int np = -ENOENT;
+
+	if (write)
+		mask |= ODP_WRITE_ALLOWED_BIT;
+	mutex_lock(&mr->fault_mutex);
+	if (READ_ONCE(mr->state) == SROCE_MR_VALID && !READ_ONCE(mr->dying)) {
+		np = ib_umem_odp_map_dma_and_lock(odp, uaddr, len, mask, fault);
+		if (np >= 0)
+			mutex_unlock(&odp->umem_mutex);
+	}
+	mutex_unlock(&mr->fault_mutex);
+	if (np < 0 && np != -ENOENT && fault) {
+		write_lock_bh(&mr->copy_lock);
+		mr->bad_start = uaddr;
+		mr->bad_end = uaddr + len;
+		mr->bad_until = jiffies + msecs_to_jiffies(SROCE_ODP_BAD_MS);
+		write_unlock_bh(&mr->copy_lock);
+	}
+	return np < 0 ? np : 0;
+}
+
+static void sroce_odp_fault_work(struct work_struct *w)
+{
+	struct sroce_mr *mr = container_of(w, struct sroce_mr, fault_work);
+
+	sroce_odp_map(mr, mr->fault_addr, mr->fault_len, mr->fault_write,
+		      true);
+	clear_bit_unlock(0, &mr->fault_busy);
+}
+
+int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
+		      u64 length, u64 iova, int access)
+{
+	struct ib_umem_odp *odp;
+	int err;
+
+	/* implicit ODP (the whole address space) is not offered */
+	if (!length || !sroce_mr_range_valid(iova, length) ||
+	    !sroce_mr_range_valid(start, length))
+		return -EINVAL;
+	odp = ib_umem_odp_get(&dev->ibdev, start, length, access,
+			      &sroce_odp_ops);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	mutex_init(&mr->fault_mutex);
+	INIT_WORK(&mr->fault_work, sroce_odp_fault_work);
+	odp->private = mr;
+	mr->odp = odp;
+	mr->umem = &odp->umem;
+	mr->odp_start = start;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = odp->page_shift;
+	/* what is mapped already is usable at once; the rest on demand */
+	mr->state = SROCE_MR_VALID;
+	err = sroce_odp_map(mr, start, length, ib_access_writable(access),
+			    false);
+	if (err) {
+		mr->state = SROCE_MR_FREE;
+		return err;
+	}
+	return 0;
+}
+
+void sroce_odp_mr_stop(struct sroce_mr *mr)
+{
+	/* the state is no longer VALID: nothing queues or maps any more */
+	cancel_work_sync(&mr->fault_work);
+	mutex_lock(&mr->fault_mutex);
+	mutex_unlock(&mr->fault_mutex);
+}
+
+/* copy_lock held: have the fault work map what a copy is missing. */
+static void sroce_odp_want(struct sroce_mr *mr, u64 uaddr, u32 len,
+			   bool write)
+{
+	u64 end = ib_umem_end(mr->odp);
+
+	if (test_and_set_bit_lock(0, &mr->fault_busy))
+		return;
+	if (READ_ONCE(mr->state) != SROCE_MR_VALID || READ_ONCE(mr->dying)) {
+		clear_bit_unlock(0, &mr->fault_busy);
+		return;
+	}
+	mr->fault_addr = uaddr & PAGE_MASK;
+	mr->fault_len = min_t(u64, uaddr - mr->fault_addr + len,
+			      SROCE_ODP_FAULT_MAX);
+	mr->fault_len = min_t(u64, mr->fault_len, end - mr->fault_addr);
+	mr->fault_write = write;
+	queue_work(system_unbound_wq, &mr->fault_work);
+}
+
+int sroce_odp_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
+		     void **va, u64 *chunk)
+{
+	struct ib_umem_odp *odp = mr->odp;
+	u64 uaddr = mr->odp_start + (iova - mr->iova);
+	u64 perm = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	u64 psize = 1ULL << odp->page_shift, off;
+	dma_addr_t dma;
+
+	if (uaddr < mr->inval_start || uaddr >= mr->inval_end) {
+		dma = READ_ONCE(odp->dma_list[(uaddr - ib_umem_start(odp)) >>
+					      odp->page_shift]);
+		if (dma & perm) {
+			off = uaddr & (psize - 1);
+			*va = (void *)(uintptr_t)((dma & ODP_DMA_ADDR_MASK) +
+						  off);
+			*chunk = psize - off;
+			return 0;
+		}
+	}
+	if (uaddr >= mr->bad_start && uaddr < mr->bad_end &&
+	    time_before(jiffies, mr->bad_until))
+		return -EFAULT;
+	sroce_odp_want(mr, uaddr, len, write);
+	return -EAGAIN;
+}
+
+int sroce_advise_mr(struct ib_pd *ibpd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_dev *dev = to_sdev(ibpd->device);
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	struct sroce_mr *mr;
+	u32 i;
+	int err;
+
+	if (advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE &&
+	    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EOPNOTSUPP;
+	/* done before returning, which also does for the FLUSH flag */
+	for (i = 0; i < num_sge; i++) {
+		mr = sroce_mr_get(dev, to_spd(ibpd), sg_list[i].lkey, false,
+				  write ? IB_ACCESS_LOCAL_WRITE : 0,
+				  sg_list[i].addr, sg_list[i].length);
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		err = mr->type != SROCE_MR_ODP ? -EINVAL :
+		      sroce_odp_map(mr, mr->odp_start +
+				    (sg_list[i].addr - mr->iova),
+				    sg_list[i].length, write,
+				    advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+		sroce_mr_put(mr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
