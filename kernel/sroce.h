@@ -153,6 +153,7 @@ struct sroce_dev {
 
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
 	atomic_t num_xrcd;
+	atomic_t odp_faults;		/* ODP fault work queued (sroce_odp.c) */
 
 	struct sroce_counters __percpu *counters;
 	struct xarray qpcs;		/* rdma_counter id -> sroce_qpc */

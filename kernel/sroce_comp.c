@@ -184,6 +184,7 @@ static bool comp_ack_upto(struct sroce_qp *qp, u32 psn)
 	if (sroce_psn_after(boundary, comp->psn)) {
 		comp->psn = boundary;
 		comp->retry_cnt = qp->attr.retry_cnt;
+		comp->rnr_retry = qp->attr.rnr_retry;
 		comp->rd_rerequest_valid = false;
 		/* ACKs for originals overtook a go-back-N: skip ahead. */
 		if (sroce_psn_after(comp->psn, qp->req.psn))
@@ -382,6 +383,7 @@ static void comp_read_resp(struct sroce_qp *qp, struct sroce_rx *rx)
 	st->acked = off + want;
 	qp->comp.psn = sroce_psn_next(psn);
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.rd_rerequest_valid = false;
 	if (last)
 		comp_wqe_done(qp, swqe, IB_WC_SUCCESS);
@@ -420,6 +422,7 @@ static void comp_atomic_ack(struct sroce_qp *qp, struct sroce_rx *rx)
 	swqe->st.acked = sizeof(orig);
 	qp->comp.psn = sroce_psn_next(psn);
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.rd_rerequest_valid = false;
 	comp_wqe_done(qp, swqe, IB_WC_SUCCESS);
 	sroce_comp_arm_retry(qp, true);
@@ -542,6 +545,11 @@ void sroce_comp_retry_timer(struct timer_list *t)
 		sroce_comp_arm_retry(qp, true);
 		goto unlock;
 	}
+	if (timer_pending(&comp->odp_timer)) {
+		/* waiting for our own ODP page fault: no sign of loss */
+		sroce_comp_arm_retry(qp, true);
+		goto unlock;
+	}
 	if (qp->req.tx_budget && sroce_net_tx_moved(qp)) {
 		/*
 		 * Waiting for our own netdev's budget, which is draining, is
@@ -593,13 +601,18 @@ void sroce_comp_odp_timer(struct timer_list *t)
 	struct sroce_qp *qp = from_timer(qp, t, comp.odp_timer);
 
 	spin_lock_bh(&qp->req.lock);
-	if (qp->comp.odp_rerequest) {
+	if (qp->req.stopped || qp->req.err) {
 		qp->comp.odp_rerequest = false;
-		/* the last re-request at this PSN may have met the fault */
-		qp->comp.rd_rerequest_valid = false;
-		if (comp_outstanding(qp))
-			comp_rerequest(qp, SROCE_RETX_IMPLIED);
+	} else if (atomic_read(&qp->dev->odp_faults)) {
+		/* a fault is still on its way: asking now would only miss */
+		mod_timer(&qp->comp.odp_timer, jiffies + 1);
 	} else {
+		if (qp->comp.odp_rerequest && comp_outstanding(qp)) {
+			/* the last re-request here may have met the fault */
+			qp->comp.rd_rerequest_valid = false;
+			comp_rerequest(qp, SROCE_RETX_IMPLIED);
+		}
+		qp->comp.odp_rerequest = false;
 		sroce_req_schedule(qp);
 	}
 	spin_unlock_bh(&qp->req.lock);

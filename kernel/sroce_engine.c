@@ -94,6 +94,7 @@ int sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		 */
 		del_timer(&qp->req.retry_timer);
 		del_timer(&qp->comp.rnr_timer);
+		del_timer(&qp->comp.odp_timer);
 		sroce_resp_stop(qp, true);
 		sroce_req_schedule(qp);
 		return 0;
@@ -109,6 +110,8 @@ int sroce_engine_qp_modified(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (state == IB_QPS_RESET) {
 		del_timer(&qp->req.retry_timer);
 		del_timer(&qp->comp.rnr_timer);
+		del_timer(&qp->comp.odp_timer);
+		qp->comp.odp_rerequest = false;
 		engine_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {

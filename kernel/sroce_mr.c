@@ -295,6 +295,9 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		pd = to_spd(ibpd);
 	}
 	if (flags & IB_MR_REREG_ACCESS) {
+		/* an ODP region stays one: its bit may come along */
+		if (old->type == SROCE_MR_ODP)
+			access &= ~IB_ACCESS_ON_DEMAND;
 		access = sroce_mr_check_access(access);
 		if (access < 0)
 			return ERR_PTR(access);

@@ -57,7 +57,8 @@ void sroce_odp_mr_stop(struct sroce_mr *mr);
 /*
  * copy_lock held (read): where byte @iova of ODP region @mr is, if its
  * page is there with the right (@write) permission; else -EAGAIN, and a
- * fault is queued for [@iova, @iova + @len).
+ * fault is queued for its page and the next ones (@len: what the copy
+ * still wants), or -EFAULT if that page could not be had just now.
  */
 int sroce_odp_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 		     void **va, u64 *chunk);

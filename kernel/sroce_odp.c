@@ -85,23 +85,41 @@ static int sroce_odp_map(struct sroce_mr *mr, u64 uaddr, u64 len, bool write,
 			mutex_unlock(&odp->umem_mutex);
 	}
 	mutex_unlock(&mr->fault_mutex);
-	if (np < 0 && np != -ENOENT && fault) {
-		write_lock_bh(&mr->copy_lock);
-		mr->bad_start = uaddr;
-		mr->bad_end = uaddr + len;
-		mr->bad_until = jiffies + msecs_to_jiffies(SROCE_ODP_BAD_MS);
-		write_unlock_bh(&mr->copy_lock);
-	}
 	return np < 0 ? np : 0;
 }
 
+/*
+ * The page a copy missed must come in; the rest of the window is mapped
+ * as it can be, so that a stream does not fault page by page.  Pages of
+ * a writable region are mapped writable (a read fault would also take
+ * write permission back from the window's pages), unless only reading
+ * is possible.  A page that cannot be had fails copies for a while.
+ */
 static void sroce_odp_fault_work(struct work_struct *w)
 {
 	struct sroce_mr *mr = container_of(w, struct sroce_mr, fault_work);
+	struct sroce_dev *dev = to_sdev(mr->ibmr.device);
+	bool wr = mr->fault_write || mr->odp->umem.writable;
+	u64 page = 1ULL << mr->odp->page_shift;
+	int err;
 
-	sroce_odp_map(mr, mr->fault_addr, mr->fault_len, mr->fault_write,
-		      true);
+	err = sroce_odp_map(mr, mr->fault_addr, page, wr, true);
+	if (err && wr && !mr->fault_write) {
+		wr = false;
+		err = sroce_odp_map(mr, mr->fault_addr, page, false, true);
+	}
+	if (err && err != -ENOENT) {
+		write_lock_bh(&mr->copy_lock);
+		mr->bad_start = mr->fault_addr;
+		mr->bad_end = mr->fault_addr + page;
+		mr->bad_until = jiffies + msecs_to_jiffies(SROCE_ODP_BAD_MS);
+		write_unlock_bh(&mr->copy_lock);
+	} else if (!err && mr->fault_len > page) {
+		sroce_odp_map(mr, mr->fault_addr + page, mr->fault_len - page,
+			      wr, true);
+	}
 	clear_bit_unlock(0, &mr->fault_busy);
+	atomic_dec(&dev->odp_faults);
 }
 
 int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
@@ -111,6 +129,8 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	int err;
 
 	/* implicit ODP (the whole address space) is not offered */
+	if (!start && length == U64_MAX)
+		return -EOPNOTSUPP;
 	if (!length || !sroce_mr_range_valid(iova, length) ||
 	    !sroce_mr_range_valid(start, length))
 		return -EINVAL;
@@ -147,8 +167,7 @@ void sroce_odp_mr_stop(struct sroce_mr *mr)
 }
 
 /* copy_lock held: have the fault work map what a copy is missing. */
-static void sroce_odp_want(struct sroce_mr *mr, u64 uaddr, u32 len,
-			   bool write)
+static void sroce_odp_want(struct sroce_mr *mr, u64 uaddr, bool write)
 {
 	u64 end = ib_umem_end(mr->odp);
 
@@ -158,11 +177,12 @@ static void sroce_odp_want(struct sroce_mr *mr, u64 uaddr, u32 len,
 		clear_bit_unlock(0, &mr->fault_busy);
 		return;
 	}
-	mr->fault_addr = uaddr & PAGE_MASK;
-	mr->fault_len = min_t(u64, uaddr - mr->fault_addr + len,
-			      SROCE_ODP_FAULT_MAX);
-	mr->fault_len = min_t(u64, mr->fault_len, end - mr->fault_addr);
+	/* the page missed, and what the next packets will want after it */
+	mr->fault_addr = uaddr & ~((1ULL << mr->odp->page_shift) - 1);
+	mr->fault_len = min_t(u64, SROCE_ODP_FAULT_MAX,
+			      end - mr->fault_addr);
 	mr->fault_write = write;
+	atomic_inc(&to_sdev(mr->ibmr.device)->odp_faults);
 	queue_work(system_unbound_wq, &mr->fault_work);
 }
 
@@ -189,7 +209,7 @@ int sroce_odp_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 	if (uaddr >= mr->bad_start && uaddr < mr->bad_end &&
 	    time_before(jiffies, mr->bad_until))
 		return -EFAULT;
-	sroce_odp_want(mr, uaddr, len, write);
+	sroce_odp_want(mr, uaddr, write);
 	return -EAGAIN;
 }
 

@@ -96,10 +96,9 @@ static int resp_read_pump(struct sroce_qp *qp, u32 *budget)
 		err = sroce_resp_xmit(qp, &h, &resp->read_mr, resp->read_va,
 				      n, &txb);
 		if (err == -EAGAIN) {
-			/* an ODP page is being faulted in: wait a tick */
+			/* an ODP page is being faulted in: its timer looks again */
 			resp->tx_seq--;
 			sroce_net_flush(qp, &txb);
-			resp->tx_paused = true;
 			mod_timer(&resp->tx_timer, jiffies + 1);
 			return 0;
 		}

@@ -62,17 +62,17 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	/* `rdma link delete` refuses devices without this. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
 	/*
-	 * Explicit ODP regions (not the implicit, whole address space one)
-	 * for every operation and transport; sroce_odp.c.
+	 * Explicit ODP regions (not the implicit, whole address space one),
+	 * sroce_odp.c: a missing page is an RNR NAK to the requester.
 	 */
 	a->odp_caps.general_caps = IB_ODP_SUPPORT;
 	a->odp_caps.per_transport_caps.rc_odp_caps = SROCE_ODP_CAPS_RC;
 	a->odp_caps.per_transport_caps.xrc_odp_caps = SROCE_ODP_CAPS_RC;
-	a->odp_caps.per_transport_caps.uc_odp_caps = IB_ODP_SUPPORT_SEND |
-		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_WRITE |
-		IB_ODP_SUPPORT_SRQ_RECV;
-	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
-		IB_ODP_SUPPORT_RECV | IB_ODP_SUPPORT_SRQ_RECV;
+	/*
+	 * UC and UD cannot ask for a resend: a receive there that meets a
+	 * missing page loses the message, so only UD sends are offered.
+	 */
+	a->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
 	a->max_send_sge = SROCE_MAX_SGE;
 	a->max_recv_sge = SROCE_MAX_SGE;
 	a->max_sge_rd = SROCE_MAX_SGE;

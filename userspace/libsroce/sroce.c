@@ -316,7 +316,16 @@ static void sroce_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
+/* ODP prefetch is the kernel's: the regions are its. */
+static int sroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			   uint32_t flags, struct ibv_sge *sg_list,
+			   uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.advise_mr = sroce_advise_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,

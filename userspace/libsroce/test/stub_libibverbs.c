@@ -25,6 +25,7 @@ void stub_register_driver(const void *ops)
 #define STUB(name) void name(void); void name(void) { abort(); }
 
 STUB(_verbs_init_and_alloc_context)
+STUB(ibv_cmd_advise_mr)
 STUB(ibv_cmd_alloc_mw)
 STUB(ibv_cmd_alloc_pd)
 STUB(ibv_cmd_attach_mcast)
