@@ -7,7 +7,9 @@
 # On-demand paging in loopback (selftests/verbs/sroce_odp): ODP regions
 # over memory not yet touched, WRITE, READ, SEND and FETCH_ADD into and
 # out of missing and dropped (MADV_DONTNEED) pages, byte for byte;
-# ibv_advise_mr; an unmapped range fails the access rather than hang.
+# ibv_advise_mr; pages dropped under a streaming WRITE; a region
+# deregistered while a WRITE faults into it; an unmapped range fails the
+# access rather than hang.
 # The responder's page faults show as RNR NAKs.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"

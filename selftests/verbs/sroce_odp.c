@@ -7,8 +7,10 @@
  * WRITE, READ, SEND and FETCH_ADD into and out of such pages, checked
  * byte for byte; pages the process drops (MADV_DONTNEED) read back as
  * zeros and fill again; ibv_advise_mr prefetches, and refuses a region
- * that is not ODP; a range the process unmapped fails the access instead
- * of waiting for ever.
+ * that is not ODP. The teardown side: pages dropped again and again
+ * under a streaming WRITE, a region deregistered while a WRITE faults
+ * into it (the dereg returns at once), and a range the process unmapped,
+ * which fails the access instead of waiting for ever.
  *
  * Usage: sroce_odp [-d DEV] -g GID_INDEX
  * Prints one "ok"/"not ok" line per check; exit 0 only if all passed.
@@ -167,7 +169,9 @@ int main(int argc, char **argv)
 	unsigned char *a, *b, *c;
 	struct ibv_mr *ma, *mb, *pinned;
 	struct ibv_sge sge;
+	struct timespec t0;
 	int i, o, st;
+	long ms;
 
 	while ((o = getopt(argc, argv, "d:g:")) != -1) {
 		if (o == 'd')
@@ -262,7 +266,40 @@ int main(int argc, char **argv)
 	CHECK(pinned && st == EINVAL, "... and refuses one that is not ODP (%d)",
 	      st);
 
-	/* the last: it fails the QPs */
+	/* pages taken away while a WRITE streams into them */
+	fill(a, LEN, 4);
+	st = post(qa, IBV_WR_RDMA_WRITE, 7, a, LEN, ma->lkey, b, mb->rkey);
+	for (i = 0; !st && i < 20; i++)
+		st = madvise(b, LEN, MADV_DONTNEED);
+	CHECK(!st && wait_wc(7) == IBV_WC_SUCCESS,
+	      "a WRITE whose target is dropped 20 times meanwhile completes");
+	CHECK(!post(qa, IBV_WR_RDMA_WRITE, 8, a, LEN, ma->lkey, b, mb->rkey) &&
+	      wait_wc(8) == IBV_WC_SUCCESS && !memcmp(a, b, LEN),
+	      "... and the next one lands byte for byte");
+
+	/* the last: they fail the QPs */
+	CHECK(!madvise(b, LEN, MADV_DONTNEED), "the target's pages dropped");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = post(qa, IBV_WR_RDMA_WRITE, 9, a, LEN, ma->lkey, b, mb->rkey) ?:
+	     ibv_dereg_mr(mb);
+	ms = elapsed_ms(&t0);
+	CHECK(!st && ms < 5000,
+	      "the target region deregistered under a WRITE faulting into it, in %ld ms",
+	      ms);
+	st = wait_wc(9);
+	CHECK(st == IBV_WC_SUCCESS || st == IBV_WC_REM_ACCESS_ERR,
+	      "... the WRITE ends (%s)", st < 0 ? "no completion" :
+	      ibv_wc_status_str(st));
+	mb = odp_mr(b);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	qa = ibv_create_qp(pd, &ia);
+	qb = ibv_create_qp(pd, &ia);
+	CHECK(mb && qa && qb && !pair_connect(qa, qb->qp_num) &&
+	      !pair_connect(qb, qa->qp_num),
+	      "the same memory registered again, a fresh pair");
+	if (!mb || !qa || !qb)
+		return 1;
 	CHECK(!munmap(b + LEN / 2, LEN / 2), "half the target unmapped");
 	st = post(qa, IBV_WR_RDMA_WRITE, 6, a, LEN, ma->lkey, b, mb->rkey) ?
 	     -2 : wait_wc(6);
