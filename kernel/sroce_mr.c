@@ -33,8 +33,12 @@ static DEFINE_SPINLOCK(sroce_atomic_lock);
 
 static int sroce_mr_check_access(int access)
 {
-	/* Optional flags (e.g. relaxed ordering) may be ignored by spec. */
-	access &= ~IB_ACCESS_OPTIONAL;
+	/*
+	 * Optional flags (e.g. relaxed ordering) may be ignored by spec.
+	 * HUGETLB only says the pages are huge: we map any page size at 4 KiB,
+	 * pinned or on demand, so it is a hint we need not take.
+	 */
+	access &= ~(IB_ACCESS_OPTIONAL | IB_ACCESS_HUGETLB);
 	if (!sroce_access_flags_valid(access, SROCE_MR_ACCESS))
 		return -EINVAL;
 	return access;

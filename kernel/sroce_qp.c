@@ -434,12 +434,15 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	/*
 	 * The FLUSH bits allow RDMA FLUSH of their placement type; rdma-core
 	 * 56 sets them on every RC QP, so the region's bits decide.
+	 * ON_DEMAND means nothing for a QP, but pyverbs' ODP tests pass their
+	 * regions' flags here and NICs ignore it: so do we.
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_ON_DEMAND |
 				       SROCE_ACCESS_FLUSH)))
 		return -EINVAL;
 	return 0;
