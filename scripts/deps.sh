@@ -46,6 +46,8 @@ PKGS=(
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest qperf
 	python3 python3-pyverbs libibverbs-dev librdmacm-dev
 	gnuplot-nox nvme-cli fio ucx-utils
+	# Open MPI over UCX between two guests (selftests/mpi_two_vm.sh)
+	openmpi-bin libopenmpi-dev
 	# make deb; and what dkms needs besides itself, for the guest that
 	# installs the packages (selftests/deb_install.sh) offline.
 	dpkg-dev lintian patch lsb-release
