@@ -48,6 +48,12 @@
 #define SROCE_ODP_CAPS_RC	(IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | \
 				 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | \
 				 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV)
+/*
+ * Implicit ODP: the span of one child region, and how many one region may
+ * have (their page tables cost 16 bytes per 4 KiB page: at most 256 MiB).
+ */
+#define SROCE_ODP_CHILD_SHIFT	24
+#define SROCE_ODP_MAX_CHILDREN	4096
 
 /*
  * Rings and their kernel-side copies, sized by the caller: charged to the
@@ -283,11 +289,16 @@ struct sroce_mr {
 	/*
 	 * ODP (sroce_odp.c): the user address iova maps to; the range an
 	 * invalidation is taking away, under copy_lock; one page fault at a
-	 * time, queued by copies that found a page missing.
+	 * time, queued by copies that found a page missing.  An implicit
+	 * region's @odp maps nothing: its pages are in @odp_children, one
+	 * per SROCE_ODP_CHILD bytes of address space, made as faults need.
 	 */
 	struct ib_umem_odp *odp;
 	u64 odp_start;
 	u64 inval_start, inval_end;
+	struct mutex inval_mutex;	/* one invalidation sets them at once */
+	struct xarray odp_children;
+	u32 odp_nchildren;		/* under fault_mutex */
 	struct work_struct fault_work;
 	struct mutex fault_mutex;	/* a fault or prefetch maps pages */
 	unsigned long fault_busy;	/* bit 0: fault_work queued */

@@ -16,6 +16,11 @@
  * An invalidation marks the range it takes away under copy_lock, so that
  * no copy uses those pages from then on and the ones in progress end
  * first, and unmaps them, which may sleep, after dropping the lock.
+ *
+ * An implicit region (start 0, length U64_MAX) covers the whole address
+ * space: its pages live in child umems of SROCE_ODP_CHILD_SHIFT bytes
+ * each, made by the fault work for an address the process maps, and
+ * published only once one page of theirs is; they go with the region.
  */
 #include <linux/hmm.h>
 #include <rdma/ib_umem_odp.h>
@@ -42,8 +47,13 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max_t(u64, ib_umem_start(odp), range->start);
 	end = min_t(u64, ib_umem_end(odp), range->end);
-	/* NULL only while sroce_odp_mr_init() has not set it: no copy yet */
+	/*
+	 * NULL only until sroce_odp_mr_init() or sroce_odp_child() set it,
+	 * before any copy can see the umem.  Children of one region are
+	 * invalidated each under its own umem_mutex: one at a time here.
+	 */
 	if (mr) {
+		mutex_lock(&mr->inval_mutex);
 		write_lock_bh(&mr->copy_lock);
 		mr->inval_start = start;
 		mr->inval_end = end;
@@ -55,6 +65,7 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 		mr->inval_start = 0;
 		mr->inval_end = 0;
 		write_unlock_bh(&mr->copy_lock);
+		mutex_unlock(&mr->inval_mutex);
 	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
@@ -65,6 +76,64 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 };
 
 /*
+ * fault_mutex held: the child of implicit region @mr that holds @uaddr.
+ * Without @make, the first one at or after @uaddr below @end, or NULL.
+ * With it, made if missing (@fresh: not yet published), or an error
+ * past the address space or the region's quota of children.
+ */
+static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uaddr,
+					   u64 end, bool make, bool *fresh)
+{
+	unsigned long idx = uaddr >> SROCE_ODP_CHILD_SHIFT;
+	struct ib_umem_odp *child;
+
+	*fresh = false;
+	if (!make)
+		return xa_find(&mr->odp_children, &idx,
+			       (end - 1) >> SROCE_ODP_CHILD_SHIFT, XA_PRESENT);
+	child = xa_load(&mr->odp_children, idx);
+	if (child)
+		return child;
+	if (uaddr >= TASK_SIZE_MAX ||
+	    mr->odp_nchildren >= SROCE_ODP_MAX_CHILDREN)
+		return ERR_PTR(-EFAULT);
+	child = ib_umem_odp_alloc_child(mr->odp,
+					(u64)idx << SROCE_ODP_CHILD_SHIFT,
+					1UL << SROCE_ODP_CHILD_SHIFT,
+					&sroce_odp_ops);
+	if (IS_ERR(child))
+		return child;
+	child->private = mr;
+	*fresh = true;
+	return child;
+}
+
+/*
+ * fault_mutex held: map [@uaddr, @uaddr + @len) of @odp, which is all
+ * inside it; a fresh child is published if that worked, else dropped.
+ */
+static int sroce_odp_map_one(struct sroce_mr *mr, struct ib_umem_odp *odp,
+			     u64 uaddr, u64 len, u64 mask, bool fault,
+			     bool fresh)
+{
+	int np = ib_umem_odp_map_dma_and_lock(odp, uaddr, len, mask, fault);
+
+	if (np >= 0)
+		mutex_unlock(&odp->umem_mutex);
+	if (!fresh)
+		return np;
+	if (np >= 0)
+		np = xa_insert(&mr->odp_children,
+			       ib_umem_start(odp) >> SROCE_ODP_CHILD_SHIFT, odp,
+			       GFP_KERNEL);
+	if (np < 0)
+		ib_umem_odp_release(odp);
+	else
+		mr->odp_nchildren++;
+	return np;
+}
+
+/*
  * Process context: map [@uaddr, @uaddr + @len) of @mr, faulting pages in
  * (@fault) or taking only what is there.  fault_mutex keeps it from
  * running after sroce_odp_mr_stop().
@@ -72,17 +141,33 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 static int sroce_odp_map(struct sroce_mr *mr, u64 uaddr, u64 len, bool write,
 			 bool fault)
 {
+	u64 mask = ODP_READ_ALLOWED_BIT, end = uaddr + len, next;
 	struct ib_umem_odp *odp = mr->odp;
-	u64 mask = ODP_READ_ALLOWED_BIT;
-	int np = -ENOENT;
+	bool fresh = false;
+	int np = 0;
 
 	if (write)
 		mask |= ODP_WRITE_ALLOWED_BIT;
 	mutex_lock(&mr->fault_mutex);
-	if (READ_ONCE(mr->state) == SROCE_MR_VALID && !READ_ONCE(mr->dying)) {
-		np = ib_umem_odp_map_dma_and_lock(odp, uaddr, len, mask, fault);
-		if (np >= 0)
-			mutex_unlock(&odp->umem_mutex);
+	while (uaddr < end && np >= 0) {
+		if (READ_ONCE(mr->state) != SROCE_MR_VALID ||
+		    READ_ONCE(mr->dying)) {
+			np = -ENOENT;
+			break;
+		}
+		if (mr->odp->is_implicit_odp) {
+			odp = sroce_odp_child(mr, uaddr, end, fault, &fresh);
+			if (IS_ERR_OR_NULL(odp)) {
+				np = odp ? PTR_ERR(odp) : 0;
+				break;
+			}
+			uaddr = max_t(u64, uaddr, ib_umem_start(odp));
+		}
+		next = min_t(u64, end, ib_umem_end(odp));
+		np = sroce_odp_map_one(mr, odp, uaddr, next - uaddr, mask,
+				       fault, fresh);
+		uaddr = next;
+		cond_resched();
 	}
 	mutex_unlock(&mr->fault_mutex);
 	return np < 0 ? np : 0;
@@ -128,18 +213,22 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	struct ib_umem_odp *odp;
 	int err;
 
-	/* implicit ODP (the whole address space) is not offered */
+	mutex_init(&mr->fault_mutex);
+	mutex_init(&mr->inval_mutex);
+	xa_init(&mr->odp_children);
+	INIT_WORK(&mr->fault_work, sroce_odp_fault_work);
+	/* implicit: the whole address space, at its own addresses */
 	if (!start && length == U64_MAX)
-		return -EOPNOTSUPP;
-	if (!length || !sroce_mr_range_valid(iova, length) ||
-	    !sroce_mr_range_valid(start, length))
-		return -EINVAL;
-	odp = ib_umem_odp_get(&dev->ibdev, start, length, access,
-			      &sroce_odp_ops);
+		odp = iova ? ERR_PTR(-EINVAL) :
+		      ib_umem_odp_alloc_implicit(&dev->ibdev, access);
+	else if (!length || !sroce_mr_range_valid(iova, length) ||
+		 !sroce_mr_range_valid(start, length))
+		odp = ERR_PTR(-EINVAL);
+	else
+		odp = ib_umem_odp_get(&dev->ibdev, start, length, access,
+				      &sroce_odp_ops);
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
-	mutex_init(&mr->fault_mutex);
-	INIT_WORK(&mr->fault_work, sroce_odp_fault_work);
 	odp->private = mr;
 	mr->odp = odp;
 	mr->umem = &odp->umem;
@@ -149,6 +238,8 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	mr->page_shift = odp->page_shift;
 	/* what is mapped already is usable at once; the rest on demand */
 	mr->state = SROCE_MR_VALID;
+	if (odp->is_implicit_odp)
+		return 0;
 	err = sroce_odp_map(mr, start, length, ib_access_writable(access),
 			    false);
 	if (err) {
@@ -160,16 +251,25 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 
 void sroce_odp_mr_stop(struct sroce_mr *mr)
 {
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
 	/* the state is no longer VALID: nothing queues or maps any more */
 	cancel_work_sync(&mr->fault_work);
 	mutex_lock(&mr->fault_mutex);
 	mutex_unlock(&mr->fault_mutex);
+	/* no copy reaches the region any more: children go before the root */
+	xa_for_each(&mr->odp_children, idx, child)
+		ib_umem_odp_release(child);
+	xa_destroy(&mr->odp_children);
+	mr->odp_nchildren = 0;
 }
 
 /* copy_lock held: have the fault work map what a copy is missing. */
 static void sroce_odp_want(struct sroce_mr *mr, u64 uaddr, bool write)
 {
-	u64 end = ib_umem_end(mr->odp);
+	u64 end = mr->odp->is_implicit_odp ? TASK_SIZE_MAX :
+					     ib_umem_end(mr->odp);
 
 	if (test_and_set_bit_lock(0, &mr->fault_busy))
 		return;
@@ -195,7 +295,14 @@ int sroce_odp_locate(struct sroce_mr *mr, u64 iova, u32 len, bool write,
 	u64 psize = 1ULL << odp->page_shift, off;
 	dma_addr_t dma;
 
-	if (uaddr < mr->inval_start || uaddr >= mr->inval_end) {
+	if (odp->is_implicit_odp) {
+		if (uaddr >= TASK_SIZE_MAX)
+			return -EFAULT;
+		/* children are freed only after the last copy (mr_stop) */
+		odp = xa_load(&mr->odp_children,
+			      uaddr >> SROCE_ODP_CHILD_SHIFT);
+	}
+	if (odp && (uaddr < mr->inval_start || uaddr >= mr->inval_end)) {
 		dma = READ_ONCE(odp->dma_list[(uaddr - ib_umem_start(odp)) >>
 					      odp->page_shift]);
 		if (dma & perm) {

@@ -65,7 +65,7 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	 * Explicit ODP regions (not the implicit, whole address space one),
 	 * sroce_odp.c: a missing page is an RNR NAK to the requester.
 	 */
-	a->odp_caps.general_caps = IB_ODP_SUPPORT;
+	a->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	a->odp_caps.per_transport_caps.rc_odp_caps = SROCE_ODP_CAPS_RC;
 	a->odp_caps.per_transport_caps.xrc_odp_caps = SROCE_ODP_CAPS_RC;
 	/*

@@ -10,7 +10,10 @@
  * that is not ODP. The teardown side: pages dropped again and again
  * under a streaming WRITE, a region deregistered while a WRITE faults
  * into it (the dereg returns at once), and a range the process unmapped,
- * which fails the access instead of waiting for ever.
+ * which fails the access instead of waiting for ever. Then an implicit
+ * region (the whole address space): WRITE, READ and FETCH_ADD through its
+ * key into untouched memory across a 16 MiB boundary, dropped pages,
+ * an unmapped range.
  *
  * Usage: sroce_odp [-d DEV] -g GID_INDEX
  * Prints one "ok"/"not ok" line per check; exit 0 only if all passed.
@@ -153,6 +156,72 @@ static int pair_connect(struct ibv_qp *qp, uint32_t dqpn)
 	};
 
 	return rc_connect(qp, &c);
+}
+
+/*
+ * Implicit ODP: one region over the whole address space, used at the
+ * process's own addresses.  Its pages come in 16 MiB children made on
+ * demand, so a transfer across a 16 MiB boundary of untouched memory
+ * needs two; an address the process does not map fails the access.
+ */
+#define BIG	(40u << 20)
+#define CHILD	(16ul << 20)
+static void implicit(struct ibv_qp_init_attr *ia, unsigned char *a,
+		     struct ibv_mr *ma)
+{
+	struct ibv_device_attr_ex dx;
+	unsigned char *big, *t;
+	struct ibv_mr *mi;
+	int st;
+
+	CHECK(!ibv_query_device_ex(ctx, NULL, &dx) &&
+	      (dx.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT),
+	      "the device offers implicit ODP");
+	mi = ibv_reg_mr(pd, NULL, SIZE_MAX, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	qa = ibv_create_qp(pd, ia);
+	qb = ibv_create_qp(pd, ia);
+	big = mmap(NULL, BIG, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mi && qa && qb && big != MAP_FAILED &&
+	      !pair_connect(qa, qb->qp_num) && !pair_connect(qb, qa->qp_num),
+	      "an implicit region, a fresh pair, 40 MiB not yet touched");
+	if (!mi || !qa || !qb || big == MAP_FAILED)
+		return;
+	/* 4 MiB whose middle is a 16 MiB boundary */
+	t = (unsigned char *)((((uintptr_t)big + 3 * CHILD / 8 + CHILD - 1) &
+			       ~(CHILD - 1)) - CHILD / 8);
+	fill(a, LEN, 6);
+	CHECK(!post(qa, IBV_WR_RDMA_WRITE, 10, a, LEN, ma->lkey, t, mi->rkey) &&
+	      wait_wc(10) == IBV_WC_SUCCESS && !memcmp(a, t, LEN),
+	      "4 MiB WRITE across a 16 MiB boundary through the implicit key");
+	memset(a, 0, LEN);
+	CHECK(!post(qa, IBV_WR_RDMA_READ, 11, a, LEN, ma->lkey, t, mi->rkey) &&
+	      wait_wc(11) == IBV_WC_SUCCESS && !memcmp(a, t, LEN),
+	      "... READ back the same way");
+	CHECK(!madvise(t, LEN, MADV_DONTNEED), "its pages dropped");
+	CHECK(!post(qa, IBV_WR_RDMA_READ, 12, a, LEN, ma->lkey, t, mi->rkey) &&
+	      wait_wc(12) == IBV_WC_SUCCESS && all_zero(a, LEN),
+	      "... READ: zeros, as the process sees them");
+	fill(t, LEN, 7);
+	CHECK(!post(qa, IBV_WR_RDMA_WRITE, 13, t, LEN, mi->lkey,
+		    big, mi->rkey) &&
+	      wait_wc(13) == IBV_WC_SUCCESS && !memcmp(big, t, LEN),
+	      "a WRITE from implicit to implicit memory (lkey and rkey)");
+	*(uint64_t *)(big + BIG - 8) = 1;
+	CHECK(!post(qa, IBV_WR_ATOMIC_FETCH_AND_ADD, 14, a, 8, ma->lkey,
+		    big + BIG - 8, mi->rkey) &&
+	      wait_wc(14) == IBV_WC_SUCCESS && *(uint64_t *)a == 1 &&
+	      *(uint64_t *)(big + BIG - 8) == 10,
+	      "FETCH_ADD through the implicit key: 1 + 9");
+	CHECK(!munmap(big, CHILD / 4), "4 MiB of it unmapped");
+	st = post(qa, IBV_WR_RDMA_WRITE, 15, a, 4096, ma->lkey, big,
+		  mi->rkey) ? -2 : wait_wc(15);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR,
+	      "a WRITE there fails (REM_ACCESS_ERR), it does not hang: %d", st);
+	CHECK(!ibv_dereg_mr(mi), "the implicit region deregistered");
+	munmap(big + CHILD / 4, BIG - CHILD / 4);
 }
 
 int main(int argc, char **argv)
@@ -306,6 +375,10 @@ int main(int argc, char **argv)
 	CHECK(st == IBV_WC_REM_ACCESS_ERR,
 	      "a WRITE into it fails (REM_ACCESS_ERR), it does not hang: %d",
 	      st);
+
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+	implicit(&ia, a, ma);
 
 	printf("# %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
