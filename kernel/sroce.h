@@ -299,6 +299,7 @@ struct sroce_mr {
 	struct mutex inval_mutex;	/* one invalidation sets them at once */
 	struct xarray odp_children;
 	u32 odp_nchildren;		/* under fault_mutex */
+	struct mm_struct *odp_mm;	/* implicit: mmgrab'ed for children */
 	struct work_struct fault_work;
 	struct mutex fault_mutex;	/* a fault or prefetch maps pages */
 	unsigned long fault_busy;	/* bit 0: fault_work queued */

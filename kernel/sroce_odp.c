@@ -23,6 +23,7 @@
  * published only once one page of theirs is; they go with the region.
  */
 #include <linux/hmm.h>
+#include <linux/sched/mm.h>
 #include <rdma/ib_umem_odp.h>
 #include "sroce_obj.h"
 #include "sroce_keys.h"
@@ -38,12 +39,18 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
-	struct sroce_mr *mr = odp->private;
+	struct sroce_mr *mr;
 	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&odp->umem_mutex);
+	/*
+	 * Read under umem_mutex: a child's is set after its notifier is live
+	 * but before it is first mapped (under this mutex), so either we see
+	 * it or our new sequence makes that map try again.
+	 */
+	mr = READ_ONCE(odp->private);
 	mmu_interval_set_seq(mni, cur_seq);
 	start = max_t(u64, ib_umem_start(odp), range->start);
 	end = min_t(u64, ib_umem_end(odp), range->end);
@@ -103,7 +110,7 @@ static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uaddr,
 					&sroce_odp_ops);
 	if (IS_ERR(child))
 		return child;
-	child->private = mr;
+	WRITE_ONCE(child->private, mr);
 	*fresh = true;
 	return child;
 }
@@ -229,6 +236,15 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 				      &sroce_odp_ops);
 	if (IS_ERR(odp))
 		return PTR_ERR(odp);
+	/*
+	 * An implicit root holds no reference on its mm (only children's
+	 * notifiers do): keep it for the children a fault may still make
+	 * after the process is gone but its file lives on.
+	 */
+	if (odp->is_implicit_odp) {
+		mr->odp_mm = odp->umem.owning_mm;
+		mmgrab(mr->odp_mm);
+	}
 	odp->private = mr;
 	mr->odp = odp;
 	mr->umem = &odp->umem;
@@ -263,6 +279,9 @@ void sroce_odp_mr_stop(struct sroce_mr *mr)
 		ib_umem_odp_release(child);
 	xa_destroy(&mr->odp_children);
 	mr->odp_nchildren = 0;
+	if (mr->odp_mm)
+		mmdrop(mr->odp_mm);
+	mr->odp_mm = NULL;
 }
 
 /* copy_lock held: have the fault work map what a copy is missing. */

@@ -62,7 +62,7 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	/* `rdma link delete` refuses devices without this. */
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
 	/*
-	 * Explicit ODP regions (not the implicit, whole address space one),
+	 * ODP regions, explicit and implicit (the whole address space),
 	 * sroce_odp.c: a missing page is an RNR NAK to the requester.
 	 */
 	a->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
