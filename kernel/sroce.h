@@ -160,6 +160,7 @@ struct sroce_dev {
 	atomic_t num_qp, num_cq, num_mr, num_mw, num_pd, num_ah, num_srq;
 	atomic_t num_xrcd;
 	atomic_t odp_faults;		/* ODP fault work queued (sroce_odp.c) */
+	atomic64_t odp_table_bytes;	/* ib_core's ODP page tables (ditto) */
 
 	struct sroce_counters __percpu *counters;
 	struct xarray qpcs;		/* rdma_counter id -> sroce_qpc */
@@ -300,6 +301,7 @@ struct sroce_mr {
 	struct xarray odp_children;
 	u32 odp_nchildren;		/* under fault_mutex */
 	struct mm_struct *odp_mm;	/* implicit: mmgrab'ed for children */
+	u64 odp_charged;		/* our share of dev->odp_table_bytes */
 	struct work_struct fault_work;
 	struct mutex fault_mutex;	/* a fault or prefetch maps pages */
 	unsigned long fault_busy;	/* bit 0: fault_work queued */

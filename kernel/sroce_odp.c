@@ -83,6 +83,34 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 };
 
 /*
+ * ib_core keeps two u64 per page of an ODP range, allocated with no
+ * memory cgroup to charge: a 16 TiB region would ask for 64 GiB.  So the
+ * device's ODP page tables may take at most 1/16 of RAM, and past that
+ * registration fails with ENOMEM.
+ */
+static int sroce_odp_charge(struct sroce_mr *mr, u64 len)
+{
+	struct sroce_dev *dev = to_sdev(mr->ibmr.device);
+	u64 bytes = (len / PAGE_SIZE + 2) * 2 * sizeof(u64);
+	u64 max = (u64)totalram_pages() << (PAGE_SHIFT - 4);
+
+	if (atomic64_add_return(bytes, &dev->odp_table_bytes) > max) {
+		atomic64_sub(bytes, &dev->odp_table_bytes);
+		return -ENOMEM;
+	}
+	mr->odp_charged += bytes;
+	return 0;
+}
+
+static void sroce_odp_uncharge(struct sroce_mr *mr, u64 len)
+{
+	u64 bytes = (len / PAGE_SIZE + 2) * 2 * sizeof(u64);
+
+	atomic64_sub(bytes, &to_sdev(mr->ibmr.device)->odp_table_bytes);
+	mr->odp_charged -= bytes;
+}
+
+/*
  * fault_mutex held: the child of implicit region @mr that holds @uaddr.
  * Without @make, the first one at or after @uaddr below @end, or NULL.
  * With it, made if missing (@fresh: not yet published), or an error
@@ -102,14 +130,17 @@ static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uaddr,
 	if (child)
 		return child;
 	if (uaddr >= TASK_SIZE_MAX ||
-	    mr->odp_nchildren >= SROCE_ODP_MAX_CHILDREN)
+	    mr->odp_nchildren >= SROCE_ODP_MAX_CHILDREN ||
+	    sroce_odp_charge(mr, 1UL << SROCE_ODP_CHILD_SHIFT))
 		return ERR_PTR(-EFAULT);
 	child = ib_umem_odp_alloc_child(mr->odp,
 					(u64)idx << SROCE_ODP_CHILD_SHIFT,
 					1UL << SROCE_ODP_CHILD_SHIFT,
 					&sroce_odp_ops);
-	if (IS_ERR(child))
+	if (IS_ERR(child)) {
+		sroce_odp_uncharge(mr, 1UL << SROCE_ODP_CHILD_SHIFT);
 		return child;
+	}
 	WRITE_ONCE(child->private, mr);
 	*fresh = true;
 	return child;
@@ -133,10 +164,12 @@ static int sroce_odp_map_one(struct sroce_mr *mr, struct ib_umem_odp *odp,
 		np = xa_insert(&mr->odp_children,
 			       ib_umem_start(odp) >> SROCE_ODP_CHILD_SHIFT, odp,
 			       GFP_KERNEL);
-	if (np < 0)
+	if (np < 0) {
 		ib_umem_odp_release(odp);
-	else
+		sroce_odp_uncharge(mr, 1UL << SROCE_ODP_CHILD_SHIFT);
+	} else {
 		mr->odp_nchildren++;
+	}
 	return np;
 }
 
@@ -220,6 +253,8 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	struct ib_umem_odp *odp;
 	int err;
 
+	/* ib_core sets it on return; charges and their undoing need it now */
+	mr->ibmr.device = &dev->ibdev;
 	mutex_init(&mr->fault_mutex);
 	mutex_init(&mr->inval_mutex);
 	xa_init(&mr->odp_children);
@@ -231,11 +266,16 @@ int sroce_odp_mr_init(struct sroce_dev *dev, struct sroce_mr *mr, u64 start,
 	else if (!length || !sroce_mr_range_valid(iova, length) ||
 		 !sroce_mr_range_valid(start, length))
 		odp = ERR_PTR(-EINVAL);
+	else if (sroce_odp_charge(mr, length))
+		odp = ERR_PTR(-ENOMEM);
 	else
 		odp = ib_umem_odp_get(&dev->ibdev, start, length, access,
 				      &sroce_odp_ops);
-	if (IS_ERR(odp))
+	if (IS_ERR(odp)) {
+		atomic64_sub(mr->odp_charged, &dev->odp_table_bytes);
+		mr->odp_charged = 0;
 		return PTR_ERR(odp);
+	}
 	/*
 	 * An implicit root holds no reference on its mm (only children's
 	 * notifiers do): keep it for the children a fault may still make
@@ -282,6 +322,10 @@ void sroce_odp_mr_stop(struct sroce_mr *mr)
 	if (mr->odp_mm)
 		mmdrop(mr->odp_mm);
 	mr->odp_mm = NULL;
+	/* the root's tables (explicit) go just after, with the umem */
+	atomic64_sub(mr->odp_charged,
+		     &to_sdev(mr->ibmr.device)->odp_table_bytes);
+	mr->odp_charged = 0;
 }
 
 /* copy_lock held: have the fault work map what a copy is missing. */

@@ -159,6 +159,47 @@ static int pair_connect(struct ibv_qp *qp, uint32_t dqpn)
 }
 
 /*
+ * ib_core's page tables for an ODP range (16 bytes per 4 KiB page) are
+ * nobody's memory cgroup's, so the device grants them at most 1/16 of
+ * RAM: a region of twice what that covers is refused with ENOMEM, one
+ * of 1 GiB is not. Both over address space reserved PROT_NONE.
+ */
+static void table_limit(void)
+{
+	unsigned long long kib = 0, len;
+	char line[128];
+	struct ibv_mr *mr;
+	FILE *f = fopen("/proc/meminfo", "r");
+	void *p;
+	int err;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	len = kib * 1024 * 16 * 2;
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	CHECK(kib && p != MAP_FAILED, "%llu GiB of address space reserved",
+	      len >> 30);
+	if (!kib || p == MAP_FAILED)
+		return;
+	mr = ibv_reg_mr(pd, p, len, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE);
+	err = errno;
+	CHECK(!mr && err == ENOMEM,
+	      "an ODP region of all of it is refused: ENOMEM (%s)",
+	      mr ? "registered" : strerror(err));
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(pd, p, 1ull << 30, IBV_ACCESS_ON_DEMAND |
+			IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr && !ibv_dereg_mr(mr), "one of 1 GiB is not");
+	munmap(p, len);
+}
+
+/*
  * Implicit ODP: one region over the whole address space, used at the
  * process's own addresses.  Its pages come in 16 MiB children made on
  * demand, so a transfer across a 16 MiB boundary of untouched memory
@@ -274,6 +315,8 @@ int main(int argc, char **argv)
 		IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC),
 	      "the device offers explicit ODP for every RC operation");
 	pd = ibv_alloc_pd(ctx);
+	if (pd)
+		table_limit();
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	ia.send_cq = ia.recv_cq = cq;
 	qa = ibv_create_qp(pd, &ia);
