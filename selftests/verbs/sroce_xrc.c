@@ -37,25 +37,7 @@
 #define NRECV		16
 #define WAIT_MS		60000
 
-static int failures, checks;
-
-static void report(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void report(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	if (!ok)
-		failures++;
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-#define CHECK(cond, ...) report(!!(cond), __VA_ARGS__)
+#include "tap.h"
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd, *pd2;
