@@ -145,6 +145,14 @@ struct sroce_dev {
 	possible_net_t net;
 	struct sroce_netns *sn;
 	struct list_head list;		/* in the global device list, RCU */
+	/*
+	 * Our sysfs parent (sroce_dev.c) and the netdev's name as its net/
+	 * link has it; both change only under RTNL once registered.
+	 */
+	struct device *parent;
+	struct kobject *parent_net;
+	int parent_id;
+	char parent_link[IFNAMSIZ];
 
 	struct ib_device_attr attr;
 	enum ib_port_state port_state;	/* follows the netdev's carrier */

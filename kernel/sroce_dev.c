@@ -25,6 +25,7 @@
 
 static LIST_HEAD(sroce_dev_list);
 static DEFINE_MUTEX(sroce_dev_mutex);	/* writers of sroce_dev_list */
+static DEFINE_IDA(sroce_parent_ida);
 
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 {
@@ -92,6 +93,70 @@ static void sroce_port_event(struct sroce_dev *dev, enum ib_event_type type)
 	ib_dispatch_event(&ev);
 }
 
+/*
+ * Tools find an RDMA device's netdev as a NIC shows it, in
+ * /sys/class/infiniband/DEV/device/net/ (pyverbs' rdma_cm tests do).  The
+ * netdev's own parent, often a PCI function, would make udev's rdma_rename
+ * give us a PCI-based name, so our parent is a bare root device: with no
+ * bus it is not renamed and sends no uevent.  Its net/ holds one link to
+ * the netdev, named as the netdev is now.
+ */
+static int sroce_parent_init(struct sroce_dev *dev)
+{
+	char name[24];
+	int id;
+
+	id = ida_alloc(&sroce_parent_ida, GFP_KERNEL);
+	if (id < 0)
+		return id;
+	snprintf(name, sizeof(name), "sroce.%d", id);
+	dev->parent = root_device_register(name);
+	if (IS_ERR(dev->parent)) {
+		int err = PTR_ERR(dev->parent);
+
+		ida_free(&sroce_parent_ida, id);
+		dev->parent = NULL;
+		return err;
+	}
+	dev->parent_id = id;
+	dev->parent_net = kobject_create_and_add("net", &dev->parent->kobj);
+	if (!dev->parent_net)
+		return -ENOMEM;	/* dealloc_driver undoes the rest */
+	dev->ibdev.dev.parent = dev->parent;
+	return 0;
+}
+
+/* Under RTNL, registered: netdev renames are ordered with this. */
+static void sroce_parent_link(struct sroce_dev *dev)
+{
+	struct net_device *ndev = dev->ndev;
+
+	if (dev->parent_link[0])
+		sysfs_remove_link(dev->parent_net, dev->parent_link);
+	dev->parent_link[0] = 0;
+	/*
+	 * Not sysfs_rename_link_ns(): it looks the old link up in the
+	 * netdev's namespace, and our directory has none.
+	 */
+	if (sysfs_create_link(dev->parent_net, &ndev->dev.kobj, ndev->name))
+		pr_warn("sroce: %s: no sysfs link to %s\n",
+			dev_name(&dev->ibdev.dev), netdev_name(ndev));
+	else
+		strscpy(dev->parent_link, ndev->name, sizeof(dev->parent_link));
+}
+
+/* dealloc_driver: no netdev event can find the device any more. */
+static void sroce_parent_fini(struct sroce_dev *dev)
+{
+	if (!dev->parent)
+		return;
+	if (dev->parent_link[0])
+		sysfs_remove_link(dev->parent_net, dev->parent_link);
+	kobject_put(dev->parent_net);
+	root_device_unregister(dev->parent);
+	ida_free(&sroce_parent_ida, dev->parent_id);
+}
+
 /* Called under RTNL, which orders it against every other netdev event. */
 static void sroce_port_update(struct sroce_dev *dev)
 {
@@ -131,6 +196,9 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_CHANGEMTU:
 		sroce_port_update(dev);
 		break;
+	case NETDEV_CHANGENAME:
+		sroce_parent_link(dev);
+		break;
 	default:
 		break;
 	}
@@ -162,6 +230,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	sroce_mcast_dev_fini(dev);
 	sroce_stats_dev_fini(dev);
 	free_percpu(dev->counters);
+	sroce_parent_fini(dev);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 	sroce_net_dev_fini(dev);
 }
@@ -331,6 +400,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = sroce_net_dev_init(dev);
 	if (err)
 		goto err_dealloc;
+	err = sroce_parent_init(dev);
+	if (err)
+		goto err_dealloc;
 	err = ib_device_set_netdev(&dev->ibdev, ndev, SROCE_PORT);
 	if (err)
 		goto err_dealloc;
@@ -376,10 +448,12 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	rtnl_lock();
 	if (ib_device_try_get(&dev->ibdev)) {
 		if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED ||
-		    !net_eq(dev_net(ndev), sroce_dev_net(dev)))
+		    !net_eq(dev_net(ndev), sroce_dev_net(dev))) {
 			ib_unregister_device_queued(&dev->ibdev);
-		else
+		} else {
 			sroce_port_update(dev);
+			sroce_parent_link(dev);
+		}
 		sroce_dev_put(dev);
 	}
 	rtnl_unlock();

@@ -43,6 +43,16 @@ dev_ip() {
 	ip -4 -o addr show dev "$nd" | awk '{ split($4, a, "/"); print a[1]; exit }'
 }
 
+# netdev_link_is DEV NETDEV: DEV's sysfs device directory lists NETDEV,
+# alone, in net/ (where pyverbs and other tools look, as on a NIC), and the
+# link resolves to NETDEV's own sysfs directory.
+netdev_link_is() {
+	local d=/sys/class/infiniband/$1/device/net
+	ls "$d" || return 1
+	[ "$(ls "$d")" = "$2" ] &&
+		[ "$(readlink -f "$d/$2")" = "$(readlink -f "/sys/class/net/$2")" ]
+}
+
 # dev_ready DEV: port ACTIVE and an IPv4 RoCE v2 GID.
 dev_ready() {
 	wait_for "grep -q ACTIVE /sys/class/infiniband/$1/ports/1/state" 30 &&
@@ -65,6 +75,11 @@ t_ok "rdma link add eth0_sroce type sroce netdev eth0" add_sroce_link eth0_sroce
 t_ok "eth0_sroce is ready" dev_ready eth0_sroce
 t_ok "sysfs: parent eth0, sroce_abi_version 1" \
 	test "$(cat /sys/class/infiniband/eth0_sroce/parent) $(cat /sys/class/infiniband/eth0_sroce/sroce_abi_version)" = "eth0 1"
+t_ok "sysfs: eth0_sroce/device/net/ holds eth0" netdev_link_is eth0_sroce eth0
+# Debian's udev rule runs this on every new RDMA device: a PCI or onboard
+# parent would get the device renamed; ours is neither.
+t_ok "rdma_rename NAME_FALLBACK leaves eth0_sroce alone" sh -c \
+	'! /lib/udev/rdma_rename eth0_sroce NAME_FALLBACK && [ -e /sys/class/infiniband/eth0_sroce ]'
 t_ok "ibv_devices lists eth0_sroce" sh -c 'ibv_devices | grep -qw eth0_sroce'
 t_ok "ibv_devinfo -d eth0_sroce: PORT_ACTIVE" sh -c 'ibv_devinfo -d eth0_sroce | grep -q PORT_ACTIVE'
 t_ok "eth0_sroce is opened by libsroce" provider_is eth0_sroce libsroce-rdmav34.so
@@ -119,6 +134,7 @@ t_ok "rename roce7 -> rxe7 while a pingpong runs: it completes" rename_live rxe7
 t_ok "rxe7 is opened by libsroce, not rxe's provider" provider_is rxe7 libsroce-rdmav34.so
 t_ok "new pingpong on rxe7" pingpong rxe7 -n 20 -s 1024
 t_ok "rename back to eth0_sroce" rdma dev set rxe7 name eth0_sroce
+t_ok "eth0_sroce/device/net/ still holds eth0" netdev_link_is eth0_sroce eth0
 
 # --- bad names ----------------------------------------------------------
 t_ok "dummy netdev bad0 up" sh -c 'ip link add bad0 type dummy && ip link set bad0 up'
@@ -161,6 +177,14 @@ done
 for d in va_sroce vb_sroce br0_sroce eth0_sroce; do
 	t_ok "loopback rc_pingpong on $d" pingpong "$d" -n 20 -s 1024
 done
+# The net/ link follows a netdev rename, and the device keeps working.
+t_ok "ip link set vb name vbx" sh -c 'ip link set vb down && ip link set vb name vbx && ip link set vbx up'
+t_ok "vb_sroce: parent vbx, device/net/ holds vbx" eval \
+	'[ "$(cat /sys/class/infiniband/vb_sroce/parent)" = vbx ] && netdev_link_is vb_sroce vbx'
+t_ok "vb_sroce is ready after the rename" dev_ready vb_sroce
+t_ok "ip link set vbx name vb" sh -c 'ip link set vbx down && ip link set vbx name vb && ip link set vb up'
+t_ok "vb_sroce/device/net/ holds vb again" netdev_link_is vb_sroce vb
+t_ok "vb_sroce is ready" dev_ready vb_sroce
 t_ok "rdma link delete va_sroce alone" rdma link delete va_sroce
 t_ok "vb_sroce, br0_sroce and eth0_sroce remain" test "$(devs)" = "br0_sroce eth0_sroce vb_sroce "
 t_ok "vb_sroce still works" pingpong vb_sroce -n 20 -s 1024
@@ -170,5 +194,6 @@ t_ok "eth0_sroce and vb_sroce remain" test "$(devs)" = "eth0_sroce vb_sroce "
 t_ok "eth0_sroce still works" pingpong eth0_sroce -n 20 -s 1024
 t_ok "rdma link delete vb_sroce" rdma link delete vb_sroce
 t_ok "rdma link delete eth0_sroce" rdma link delete eth0_sroce
+t_ok "no sroce parent left in /sys/devices" sh -c '! ls -d /sys/devices/sroce.* 2>/dev/null'
 t_ok "rmmod sroce" rmmod sroce
 t_done
