@@ -552,6 +552,10 @@ extern const struct ib_device_ops sroce_srq_ops;	/* sroce_srq.c */
 extern const struct ib_device_ops sroce_qp_ops;		/* sroce_qp.c */
 extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
 extern const struct ib_device_ops sroce_mcast_ops;	/* sroce_mcast.c */
+/* sroce_import.c: what ibv_import_device() and ibv_import_pd() need */
+void sroce_import_setup(struct ib_device *ibdev);
+/* sroce_verbs.c: GET_CONTEXT's answer, which importers ask for again */
+void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp);
 
 /* sroce_dev.c: devices and their netdevs */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);

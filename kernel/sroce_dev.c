@@ -314,6 +314,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &sroce_qp_ops);
 	ib_set_device_ops(ibdev, &sroce_stats_ops);
 	ib_set_device_ops(ibdev, &sroce_mcast_ops);
+	sroce_import_setup(ibdev);
 
 	/*
 	 * ib_core leaves these two write() commands off unless the driver

@@ -244,18 +244,25 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 	return 0;
 }
 
-static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
-				struct ib_udata *udata)
+/* What a context's creator learns, and an importer asks again. */
+void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
 {
-	struct sroce_alloc_ucontext_resp resp = {
+	*resp = (struct sroce_alloc_ucontext_resp) {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.max_inline_data = SROCE_MAX_INLINE,
 		.max_sge = SROCE_MAX_SGE,
 		.flags = SROCE_DEVICE_FLUSH_GLOBAL ? SROCE_UCTX_F_FLUSH : 0,
 	};
+}
+
+static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp;
 
 	if (!sroce_udata_in_ok(udata))
 		return -EINVAL;
+	sroce_ucontext_resp(&resp);
 	return sroce_udata_out(udata, &resp, sizeof(resp));
 }
 

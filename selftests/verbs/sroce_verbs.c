@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "rc_connect.h"
@@ -766,6 +767,101 @@ static void test_objects(void)
 }
 
 /*
+ * ibv_import_device/pd/mr: a second context on a dup of the fd reaches
+ * the first one's PD and MR by handle, and its own QP writes through
+ * them; handles that name nothing, or an object of another type, are
+ * refused.  The owner's objects outlive the importer (the checks after
+ * this one use them).
+ */
+static void test_import(void)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_cq *icq = NULL, *cq = NULL;
+	struct ibv_qp *iqp = NULL, *qp = NULL;
+	struct ibv_context *ic;
+	struct ibv_pd *ipd;
+	struct ibv_mr *imr;
+	const uint32_t len = 65536;
+	int fd;
+
+	fd = dup(ctx->cmd_fd);
+	ic = fd >= 0 ? ibv_import_device(fd) : NULL;
+	CHECK(ic && !strcmp(ibv_get_device_name(ic->device),
+			    ibv_get_device_name(ctx->device)),
+	      "ibv_import_device on a dup of the fd: same device");
+	if (!ic) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	CHECK(cq, "owner's cq");
+	if (!cq)
+		goto out;
+	errno = 0;
+	ipd = ibv_import_pd(ic, pd->handle + 1000);
+	CHECK(!ipd && errno == ENOENT,
+	      "import_pd: a handle naming nothing is refused (%s)",
+	      strerror(errno));
+	errno = 0;
+	ipd = ibv_import_pd(ic, cq->handle);
+	CHECK(!ipd && errno == EINVAL, "import_pd: a CQ's handle is refused (%s)",
+	      strerror(errno));
+	ipd = ibv_import_pd(ic, pd->handle);
+	CHECK(ipd && ipd->handle == pd->handle, "import_pd of the owner's PD (%s)",
+	      ipd ? "ok" : strerror(errno));
+	if (!ipd)
+		goto out;
+	errno = 0;
+	imr = ibv_import_mr(ipd, cq->handle);
+	CHECK(!imr && errno == EINVAL,
+	      "import_mr: a CQ's handle is refused (%s)", strerror(errno));
+	imr = ibv_import_mr(ipd, bmr->handle);
+	CHECK(imr && imr->lkey == bmr->lkey && imr->rkey == bmr->rkey &&
+	      imr->length == bmr->length,
+	      "import_mr: the owner's keys and length");
+	if (!imr)
+		goto out_pd;
+
+	/* The importer's QP writes its imported MR into the owner's. */
+	icq = ibv_create_cq(ic, 16, NULL, NULL, 0);
+	ia.send_cq = ia.recv_cq = icq;
+	iqp = icq ? ibv_create_qp(ipd, &ia) : NULL;
+	ia.send_cq = ia.recv_cq = cq;
+	qp = ibv_create_qp(pd, &ia);
+	CHECK(iqp && qp && !modify_rc(iqp, qp->qp_num, 7) &&
+	      !modify_rc(qp, iqp->qp_num, 7),
+	      "RC QP on the imported context, connected to one of the owner's");
+	if (iqp && qp) {
+		fill(bbuf, len);
+		memset(abuf, 0, len);
+		if (!post_send(iqp, IBV_WR_RDMA_WRITE, imr, bbuf, len, 0x1d,
+			       (uintptr_t)abuf, amr->rkey, 0) &&
+		    !expect_wc(icq, 0x1d, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
+			       NULL, "write through the imported PD and MR"))
+			CHECK(!memcmp(abuf, bbuf, len),
+			      "%u bytes arrived intact", len);
+	}
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (iqp)
+		ibv_destroy_qp(iqp);
+	if (icq)
+		ibv_destroy_cq(icq);
+	ibv_unimport_mr(imr);
+out_pd:
+	ibv_unimport_pd(ipd);
+out:
+	if (cq)
+		ibv_destroy_cq(cq);
+	CHECK(!ibv_close_device(ic), "close the imported context");
+}
+
+/*
  * QP access flags: the FLUSH bits (uverbs 1 << 8 and 1 << 9, which
  * rdma-core 56's tests set on every RC QP) are taken; a bit no kernel
  * defines is refused and the QP stays in RESET.
@@ -976,6 +1072,7 @@ int main(int argc, char **argv)
 		test_sqd();
 	} else {
 		test_objects();
+		test_import();
 		test_qp_access();
 		test_sizes();
 		test_errors();

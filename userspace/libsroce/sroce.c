@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "sroce.h"
 
@@ -86,6 +89,96 @@ static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ctx)
 		return NULL;
 	}
 	return &pd->ibv_pd;
+}
+
+/*
+ * One uverbs ioctl, built from the kernel's uapi rather than libibverbs'
+ * private command buffers, whose layout is not ours to rely on.
+ */
+#define SROCE_IOCTL_MAX_ATTRS 4
+static int sroce_ioctl(int cmd_fd, uint16_t object, uint16_t method,
+		       const struct ib_uverbs_attr *attrs, unsigned int n)
+{
+	union {
+		struct ib_uverbs_ioctl_hdr hdr;
+		uint8_t bytes[sizeof(struct ib_uverbs_ioctl_hdr) +
+			      SROCE_IOCTL_MAX_ATTRS * sizeof(struct ib_uverbs_attr)];
+	} buf;
+
+	if (n > SROCE_IOCTL_MAX_ATTRS)
+		return EINVAL;
+	memset(&buf, 0, sizeof(buf));
+	buf.hdr.length = sizeof(buf.hdr) + n * sizeof(*attrs);
+	buf.hdr.object_id = object;
+	buf.hdr.method_id = method;
+	buf.hdr.num_attrs = n;
+	buf.hdr.driver_id = SROCE_DRIVER_ID;
+	memcpy(buf.bytes + sizeof(buf.hdr), attrs, n * sizeof(*attrs));
+	return ioctl(cmd_fd, RDMA_VERBS_IOCTL, &buf.hdr) ? errno : 0;
+}
+
+static struct ib_uverbs_attr sroce_attr_out(uint16_t id, void *p, uint16_t len)
+{
+	return (struct ib_uverbs_attr) {
+		.attr_id = id, .len = len, .data = (uintptr_t)p,
+	};
+}
+
+/*
+ * A PD of an imported context, by handle.  The kernel checks that the
+ * handle names a PD of this context; the PD stays the owner's to free.
+ */
+static struct ibv_pd *sroce_import_pd(struct ibv_context *ctx,
+				      uint32_t handle)
+{
+	/* an object attribute: the handle in data, len 0 */
+	struct ib_uverbs_attr attr = {
+		.attr_id = SROCE_ATTR_PD_QUERY_HANDLE,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+		.data = handle,
+	};
+	struct sroce_pd *pd;
+	int ret;
+
+	ret = sroce_ioctl(ctx->cmd_fd, UVERBS_OBJECT_PD, SROCE_METHOD_PD_QUERY,
+			  &attr, 1);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibv_pd.context = ctx;
+	pd->ibv_pd.handle = handle;
+	return &pd->ibv_pd;
+}
+
+static void sroce_unimport_pd(struct ibv_pd *pd)
+{
+	free(to_spd(pd));
+}
+
+static struct ibv_mr *sroce_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_query_mr(pd, vmr, handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static void sroce_unimport_mr(struct ibv_mr *mr)
+{
+	free((struct verbs_mr *)mr);
 }
 
 /* No thread domains exist here (alloc_td is not offered). */
@@ -351,6 +444,8 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.get_srq_num = sroce_get_srq_num,
+	.import_mr = sroce_import_mr,
+	.import_pd = sroce_import_pd,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
 	.open_qp = sroce_open_qp,
@@ -367,12 +462,39 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.req_notify_cq = sroce_req_notify_cq,
 	.rereg_mr = sroce_rereg_mr,
 	.resize_cq = sroce_resize_cq,
+	.unimport_mr = sroce_unimport_mr,
+	.unimport_pd = sroce_unimport_pd,
 };
 
 /* Exposed for the unit test, which checks what each slot points to. */
 const struct verbs_context_ops *sroce_context_ops(void)
 {
 	return &sroce_ctx_ops;
+}
+
+/* The kernel's answer to GET_CONTEXT (or QUERY_CONTEXT) taken over. */
+static int sroce_context_setup(struct sroce_context *ctx,
+			       const struct sroce_alloc_ucontext_resp *resp)
+{
+	if (resp->abi_version != SROCE_UVERBS_ABI_VERSION) {
+		fprintf(stderr,
+			"libsroce: %s speaks sroce ABI %u, this provider %u\n",
+			ctx->vctx.context.device->name, resp->abi_version,
+			SROCE_UVERBS_ABI_VERSION);
+		return EPROTO;
+	}
+	ctx->max_inline_data = resp->max_inline_data;
+	ctx->max_sge = resp->max_sge;
+	ctx->flags = resp->flags;
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return 0;
+}
+
+static void sroce_context_fail(struct sroce_context *ctx, int err)
+{
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = err;
 }
 
 static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
@@ -395,31 +517,54 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
 				  SROCE_CORE_RESP(&resp, struct ib_uverbs_get_context_resp),
 				  sizeof(resp));
+	if (!ret)
+		ret = sroce_context_setup(ctx, &resp.drv);
 	if (ret) {
-		errno = ret;
-		goto err;
+		sroce_context_fail(ctx, ret);
+		return NULL;
 	}
-	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION) {
-		fprintf(stderr,
-			"libsroce: %s speaks sroce ABI %u, this provider %u\n",
-			ibdev->name, resp.drv.abi_version,
-			SROCE_UVERBS_ABI_VERSION);
-		errno = EPROTO;
-		goto err;
-	}
-	ctx->max_inline_data = resp.drv.max_inline_data;
-	ctx->max_sge = resp.drv.max_sge;
-	ctx->flags = resp.drv.flags;
-
-	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	return &ctx->vctx;
+}
 
-err:
-	ret = errno;
-	verbs_uninit_context(&ctx->vctx);
-	free(ctx);
-	errno = ret;
-	return NULL;
+/*
+ * ibv_import_device(): @cmd_fd already has a context, made by another
+ * process or another ibv_open_device(); ask the kernel what GET_CONTEXT
+ * told its creator.  A stale fd (its device gone) fails here with EIO.
+ */
+static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct sroce_alloc_ucontext_resp resp;
+	struct sroce_context *ctx;
+	struct ib_uverbs_attr attrs[3];
+	uint32_t comp_vectors = 0;
+	uint64_t core_support = 0;
+	int ret;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
+					    SROCE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	attrs[0] = sroce_attr_out(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+				  &comp_vectors, sizeof(comp_vectors));
+	attrs[1] = sroce_attr_out(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+				  &core_support, sizeof(core_support));
+	attrs[2] = sroce_attr_out(SROCE_ATTR_QUERY_CONTEXT_RESP, &resp,
+				  sizeof(resp));
+	attrs[2].flags = UVERBS_ATTR_F_MANDATORY;
+	ret = sroce_ioctl(cmd_fd, UVERBS_OBJECT_DEVICE,
+			  UVERBS_METHOD_QUERY_CONTEXT, attrs, 3);
+	if (!ret)
+		ret = sroce_context_setup(ctx, &resp);
+	if (ret) {
+		sroce_context_fail(ctx, ret);
+		return NULL;
+	}
+	ctx->vctx.context.num_comp_vectors = (int)comp_vectors;
+	/* struct verbs_device starts with its ibv_device (pinned) */
+	((struct verbs_device *)ibdev)->core_support = core_support;
+	return &ctx->vctx;
 }
 
 static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sdev)
@@ -499,6 +644,7 @@ const struct verbs_device_ops sroce_dev_ops = {
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 	.alloc_context = sroce_alloc_context,
+	.import_context = sroce_import_context,
 };
 
 static __attribute__((constructor)) void sroce_register(void)

@@ -283,6 +283,28 @@ struct sroce_create_ah_resp {
 	__u32 rsvd;
 };
 
+/*
+ * Driver ids of the ioctl interface (driver namespace: bit 12 and up),
+ * for ibv_import_device() and ibv_import_pd():
+ *  - UVERBS_METHOD_QUERY_CONTEXT takes SROCE_ATTR_QUERY_CONTEXT_RESP, an
+ *    output of struct sroce_alloc_ucontext_resp, the same answer
+ *    GET_CONTEXT gave the process that created the context;
+ *  - SROCE_METHOD_PD_QUERY on UVERBS_OBJECT_PD checks that the handle in
+ *    SROCE_ATTR_PD_QUERY_HANDLE names a PD of the caller's context.
+ * Enums, not macros: the kernel's method macros paste these names.
+ */
+enum sroce_query_context_attrs {
+	SROCE_ATTR_QUERY_CONTEXT_RESP = 1U << 12,
+};
+
+enum sroce_pd_methods {
+	SROCE_METHOD_PD_QUERY = 1U << 12,
+};
+
+enum sroce_pd_query_attrs {
+	SROCE_ATTR_PD_QUERY_HANDLE = 1U << 12,
+};
+
 #ifdef __cplusplus
 #define SROCE_ABI_ASSERT(e, m) static_assert(e, m)
 #else
