@@ -183,6 +183,15 @@ struct sroce_dev {
 	struct list_head tx_waiters;
 	atomic_t tx_freed;		/* skbs freed, to tell a stuck netdev */
 
+	/*
+	 * Flows of raw packet QPs (sroce_raw.c), RCU; writers hold
+	 * flow_mutex.  flow_pt is the netdev tap, added while nflows > 0.
+	 */
+	struct list_head flows;
+	struct mutex flow_mutex;
+	u32 nflows;
+	struct packet_type flow_pt;
+
 	/* UD multicast groups (sroce_mcast.c); writers hold mcast_mutex. */
 	struct mutex mcast_mutex;
 	DECLARE_HASHTABLE(mcgs, 6);	/* struct sroce_mcg, RCU */
@@ -552,6 +561,9 @@ extern const struct ib_device_ops sroce_srq_ops;	/* sroce_srq.c */
 extern const struct ib_device_ops sroce_qp_ops;		/* sroce_qp.c */
 extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
 extern const struct ib_device_ops sroce_mcast_ops;	/* sroce_mcast.c */
+extern const struct ib_device_ops sroce_raw_ops;	/* sroce_raw.c */
+void sroce_raw_dev_init(struct sroce_dev *dev);
+u32 sroce_raw_max_frame(const struct sroce_dev *dev);
 /* sroce_import.c: what ibv_import_device() and ibv_import_pd() need */
 void sroce_import_setup(struct ib_device *ibdev);
 /* sroce_verbs.c: GET_CONTEXT's answer, which importers ask for again */

@@ -292,6 +292,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->qpcs, XA_FLAGS_ALLOC1);
 	sroce_mcast_dev_init(dev);
+	sroce_raw_dev_init(dev);
 
 	dev->port_state = sroce_port_state_for(ndev);
 	dev->active_mtu = sroce_mtu_for(READ_ONCE(ndev->mtu));
@@ -314,6 +315,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &sroce_qp_ops);
 	ib_set_device_ops(ibdev, &sroce_stats_ops);
 	ib_set_device_ops(ibdev, &sroce_mcast_ops);
+	ib_set_device_ops(ibdev, &sroce_raw_ops);
 	sroce_import_setup(ibdev);
 
 	/*

@@ -344,6 +344,10 @@ void sroce_resp_exit(void);
 /* Receive dispatch from sroce_net.c; called in softirq with a QP reference. */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
+/* Raw packet QPs (sroce_raw.c; the receive into the QP in sroce_resp.c) */
+void sroce_resp_raw_rcv(struct sroce_qp *qp, struct sk_buff *skb);
+struct sk_buff *sroce_raw_alloc_skb(struct sroce_qp *qp, u32 len);
+void sroce_raw_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 
 /*
  * Transmit.  sroce_net_alloc_skb() returns an skb with room reserved for

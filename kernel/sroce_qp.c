@@ -232,6 +232,11 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (!udata)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_RAW_PACKET:
+		/* for processes with CAP_NET_RAW (ib_core checks), not ULPs */
+		if (!udata)
+			return -EOPNOTSUPP;
+		break;
 	case IB_QPT_XRC_TGT:
 		/* ib_core makes it for its opener, without udata */
 		if (!init->xrcd)
@@ -282,7 +287,8 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.cur_qp_state = IB_QPS_RESET;
 	qp->attr.port_num = SROCE_PORT;
 	qp->attr.path_mtu = dev->active_mtu;
-	qp->mtu = ib_mtu_enum_to_int(dev->active_mtu);
+	qp->mtu = init->qp_type == IB_QPT_RAW_PACKET ?
+		  sroce_raw_max_frame(dev) : ib_mtu_enum_to_int(dev->active_mtu);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->free_done);
 
@@ -541,6 +547,8 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	sroce_qp_apply_attr(qp, attr, mask);
 	if (ibqp->qp_type == IB_QPT_UD || ibqp->qp_type == IB_QPT_GSI)
 		qp->mtu = ib_mtu_enum_to_int(qp->dev->active_mtu);
+	else if (ibqp->qp_type == IB_QPT_RAW_PACKET)
+		qp->mtu = sroce_raw_max_frame(qp->dev);
 	if (next != IB_QPS_ERR) {
 		WRITE_ONCE(qp->state, next);
 		qp->attr.qp_state = next;

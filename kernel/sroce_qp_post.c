@@ -148,6 +148,8 @@ static bool sroce_opcode_ok(struct sroce_qp *qp, u32 op)
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM;
+	case IB_QPT_RAW_PACKET:
+		return op == IB_WR_SEND;
 	case IB_QPT_RC:
 	case IB_QPT_XRC_INI:
 		switch (op) {
@@ -291,6 +293,11 @@ static enum ib_wc_status sroce_swqe_check(struct sroce_qp *qp,
 		/* IBA: a Q_Key with the top bit set means "use the QP's". */
 		if (w->wr.ud.remote_qkey & SROCE_QKEY_PRIVILEGED)
 			w->wr.ud.remote_qkey = qp->attr.qkey;
+	} else if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+		/* a whole Ethernet frame, header included */
+		if (total < ETH_HLEN || total > qp->mtu)
+			return IB_WC_LOC_LEN_ERR;
+		swqe->av = NULL;
 	} else {
 		swqe->av = &qp->av;
 	}

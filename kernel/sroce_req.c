@@ -42,6 +42,9 @@ u32 sroce_req_mtu(const struct sroce_qp *qp)
 		if (qp->mtu >= 256 && qp->mtu <= 4096)
 			return qp->mtu;
 	}
+	/* a raw frame may fill the netdev's MTU */
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return qp->mtu;
 	mtu = ib_mtu_enum_to_int(qp->dev->active_mtu);
 	return mtu > 0 ? mtu : 1024;
 }
@@ -52,9 +55,12 @@ static bool req_is_rc(const struct sroce_qp *qp)
 	return sroce_qp_reliable(qp);
 }
 
+/* Datagrams: one packet per message, done once sent (raw frames too). */
 static bool req_is_ud(const struct sroce_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	return qp->ibqp.qp_type == IB_QPT_UD ||
+	       qp->ibqp.qp_type == IB_QPT_GSI ||
+	       qp->ibqp.qp_type == IB_QPT_RAW_PACKET;
 }
 
 static void req_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *swqe,
@@ -314,6 +320,52 @@ static void req_release(struct sroce_qp *qp, bool last_of_run)
  * handed to the network, -ENOMEM when no skb could be had (nothing
  * changed; try again later), or -EFAULT when the WQE failed.
  */
+/*
+ * @len bytes of the message from @off into @buf.  -EAGAIN: an ODP page
+ * is being faulted in, try again later; -EFAULT: the WQE failed.
+ */
+static int req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
+			    u32 off, u8 *buf, u32 len)
+{
+	const struct sroce_send_wqe *wqe = &swqe->wqe;
+	int err;
+
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		/* inline_len was bounded by req_start() */
+		memcpy(buf, swqe->inline_data + off, len);
+		return 0;
+	}
+	err = sroce_sge_copy(qp->dev, qp->pd, swqe->sge, wqe->num_sge, off,
+			     buf, len, 0, SROCE_FROM_MR);
+	if (!err || err == -EAGAIN)
+		return err;
+	req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
+	return -EFAULT;
+}
+
+/* A raw packet QP's SEND: the WQE holds the whole frame (sroce_raw.c). */
+static int req_send_raw(struct sroce_qp *qp, struct sroce_swqe *swqe)
+{
+	struct sroce_swqe_state *st = &swqe->st;
+	struct sk_buff *skb;
+	int err;
+
+	skb = sroce_raw_alloc_skb(qp, st->len);
+	if (unlikely(!skb))
+		return -ENOMEM;
+	err = req_copy_payload(qp, swqe, 0, skb_put(skb, st->len), st->len);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	st->sent = st->len;
+	qp->req.cur++;
+	st->status = IB_WC_SUCCESS;
+	st->done = true;
+	sroce_raw_xmit(qp, skb);
+	return 0;
+}
+
 static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	const struct sroce_send_wqe *wqe = &swqe->wqe;
@@ -328,6 +380,8 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	u8 *buf;
 	int hl, err;
 
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return req_send_raw(qp, swqe);
 	h.pkey = SROCE_DEFAULT_PKEY;
 	h.psn = sroce_psn_add(st->first_psn, off / mtu);
 
@@ -434,21 +488,10 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		return -EFAULT;
 	}
 	if (payload && paylen) {
-		if (wqe->send_flags & IB_SEND_INLINE) {
-			/* inline_len was bounded by req_start() */
-			memcpy(buf + hl, swqe->inline_data + off, paylen);
-		} else {
-			err = sroce_sge_copy(qp->dev, qp->pd, swqe->sge,
-					     wqe->num_sge, off, buf + hl, paylen,
-					     0, SROCE_FROM_MR);
-			if (err) {
-				kfree_skb(skb);
-				/* -EAGAIN: an ODP page is being faulted in */
-				if (err == -EAGAIN)
-					return err;
-				req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
-				return -EFAULT;
-			}
+		err = req_copy_payload(qp, swqe, off, buf + hl, paylen);
+		if (err) {
+			kfree_skb(skb);
+			return err;
 		}
 	}
 	memset(buf + hl + paylen, 0, h.pad);

@@ -924,6 +924,67 @@ fatal:
 	out->event = IB_EVENT_QP_FATAL;
 }
 
+/*
+ * A frame one of this raw packet QP's flows selected (sroce_raw.c): the
+ * whole of @skb's data, Ethernet header first, as a receive completion.
+ * Softirq or BH off; the QP outlives the call (its flow holds it).
+ */
+void sroce_resp_raw_rcv(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_rx rx = { .skb = skb };
+	struct resp_out out = {};
+	struct sroce_cqe cqe = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = skb->len,
+	};
+	int err;
+
+	if (!resp_state_ok(READ_ONCE(qp->state)))
+		return;
+	rx.pkt.payload_len = skb->len;
+	sroce_qp_count(qp, SROCE_CNT_RCVD_PKTS);
+	spin_lock(&resp->lock);
+	if (resp->stopped)
+		goto unlock;
+	err = resp->wqe_valid ? 0 : sroce_rq_take(qp, qp->srq, resp->wqe);
+	if (err == -EAGAIN || (err && !resp_state_ok(READ_ONCE(qp->state)))) {
+		/* no receive posted: the frame is lost, as on a NIC */
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		goto unlock;
+	}
+	if (err)
+		goto fatal;
+	resp->wqe_valid = true;
+	if (skb->len > resp->wqe->total_len) {
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		if (resp_complete_err(qp, IB_WC_LOC_LEN_ERR))
+			goto fatal;
+		goto unlock;
+	}
+	err = resp_copy_payload(qp, &rx, RESP_TO_SGE, 0);
+	if (err == -EAGAIN) {
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		goto unlock;
+	}
+	if (err) {
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		resp_complete_err(qp, IB_WC_LOC_PROT_ERR);
+		goto fatal;
+	}
+	if (!resp_post_cqe(qp, &cqe, false))
+		goto unlock;
+fatal:
+	resp->wqe_valid = false;
+	resp->stopped = true;
+	out.qp_error = true;
+unlock:
+	spin_unlock(&resp->lock);
+	if (out.qp_error)
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+}
+
 /* ------------------------------------------------------------------ */
 /* Entry points                                                        */
 

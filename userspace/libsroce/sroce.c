@@ -181,6 +181,34 @@ static void sroce_unimport_mr(struct ibv_mr *mr)
 	free((struct verbs_mr *)mr);
 }
 
+/* Flows steer frames to raw packet QPs; the kernel keeps them. */
+static struct ibv_flow *sroce_create_flow(struct ibv_qp *qp,
+					  struct ibv_flow_attr *attr)
+{
+	struct ibv_flow *flow;
+	int ret;
+
+	flow = calloc(1, sizeof(*flow));
+	if (!flow)
+		return NULL;
+	ret = ibv_cmd_create_flow(qp, flow, attr, NULL, 0);
+	if (ret) {
+		free(flow);
+		errno = ret;
+		return NULL;
+	}
+	return flow;
+}
+
+static int sroce_destroy_flow(struct ibv_flow *flow)
+{
+	int ret = ibv_cmd_destroy_flow(flow);
+
+	if (!ret)
+		free(flow);
+	return ret;
+}
+
 /* No thread domains exist here (alloc_td is not offered). */
 static struct ibv_pd *
 sroce_alloc_parent_domain(struct ibv_context *ctx,
@@ -430,6 +458,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
+	.create_flow = sroce_create_flow,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.create_srq = sroce_create_srq,
@@ -439,6 +468,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
+	.destroy_flow = sroce_destroy_flow,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,

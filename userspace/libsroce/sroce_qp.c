@@ -49,6 +49,9 @@ static uint64_t sroce_qp_ops_allowed(enum ibv_qp_type type)
 		return SROCE_QP_EX_OPS_UD;
 	case IBV_QPT_XRC_SEND:
 		return SROCE_QP_EX_OPS_XRC;
+	case IBV_QPT_RAW_PACKET:
+		/* the SEND carries a whole Ethernet frame */
+		return IBV_QP_EX_WITH_SEND;
 	default:
 		return 0;
 	}
