@@ -21,5 +21,6 @@ int tap_done(void);
 void test_pkt(void);
 void test_icrc(void);
 void test_psn_keys(void);
+void test_flow(void);
 
 #endif /* SROCE_TAP_H */

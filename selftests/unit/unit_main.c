@@ -44,5 +44,6 @@ int main(void)
 	test_pkt();
 	test_icrc();
 	test_psn_keys();
+	test_flow();
 	return tap_done();
 }
