@@ -38,6 +38,8 @@
 #define SROCE_MAX_AH		0x10000
 #define SROCE_MAX_SRQ		0x4000
 #define SROCE_MAX_SRQ_WR	0x4000
+#define SROCE_MAX_IND_TBL	1024
+#define SROCE_MAX_IND_TBL_LOG	8
 #define SROCE_MAX_RD_ATOMIC	128
 #define SROCE_MAX_MR_SIZE	(~0ULL)
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, the IB limit */
@@ -413,6 +415,12 @@ struct sroce_qp {
 	struct sroce_cq *scq, *rcq;
 	struct sroce_srq *srq;
 	/*
+	 * RSS raw packet QPs (ibqp.rwq_ind_tbl set): what is hashed, with
+	 * which Toeplitz key, to pick a WQ of the table (sroce_raw.c).
+	 */
+	u64 rss_fields;
+	u8 rss_key[40];
+	/*
 	 * XRC TGT QPs: their domain, in whose list they are; they have no
 	 * PD, CQ or receive queue of their own, each request names the SRQ
 	 * it is for.
@@ -558,12 +566,16 @@ extern const struct ib_device_ops sroce_dev_ops;	/* sroce_verbs.c */
 extern const struct ib_device_ops sroce_mr_ops;		/* sroce_mr.c */
 extern const struct ib_device_ops sroce_cq_ops;		/* sroce_cq.c */
 extern const struct ib_device_ops sroce_srq_ops;	/* sroce_srq.c */
+int sroce_srq_ring_init(struct sroce_srq *srq, struct sroce_pd *pd,
+			u32 max_wr, u32 max_sge, bool is_user);
 extern const struct ib_device_ops sroce_qp_ops;		/* sroce_qp.c */
 extern const struct ib_device_ops sroce_stats_ops;	/* sroce_stats.c */
 extern const struct ib_device_ops sroce_mcast_ops;	/* sroce_mcast.c */
 extern const struct ib_device_ops sroce_raw_ops;	/* sroce_raw.c */
 void sroce_raw_dev_init(struct sroce_dev *dev);
 u32 sroce_raw_max_frame(const struct sroce_dev *dev);
+int sroce_rss_qp_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
 /* sroce_import.c: what ibv_import_device() and ibv_import_pd() need */
 void sroce_import_setup(struct ib_device *ibdev);
 /* sroce_verbs.c: GET_CONTEXT's answer, which importers ask for again */

@@ -346,6 +346,8 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sroce_rx *rx);
 /* Raw packet QPs (sroce_raw.c; the receive into the QP in sroce_resp.c) */
 void sroce_resp_raw_rcv(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_resp_wq_rcv(struct sroce_qp *qp, struct sroce_srq *rq, u32 wqn,
+		       struct sk_buff *skb);
 struct sk_buff *sroce_raw_alloc_skb(struct sroce_qp *qp, u32 len);
 void sroce_raw_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 

@@ -109,3 +109,64 @@ bool sroce_flow_match(const struct sroce_flow_rule *r,
 			return false;
 	return true;
 }
+
+/* @len is at most 36 bytes, so the key's 320 bits always suffice. */
+u32 sroce_toeplitz(const u8 key[SROCE_FLOW_HASH_KEY_LEN], const u8 *in,
+		   u32 len)
+{
+	u32 hash = 0, v, i, b;
+
+	v = (u32)key[0] << 24 | (u32)key[1] << 16 | (u32)key[2] << 8 | key[3];
+	for (i = 0; i < len && i + 4 < SROCE_FLOW_HASH_KEY_LEN; i++) {
+		for (b = 0; b < 8; b++) {
+			if (in[i] & (0x80 >> b))
+				hash ^= v;
+			v = v << 1 | ((key[i + 4] >> (7 - b)) & 1);
+		}
+	}
+	return hash;
+}
+
+u32 sroce_flow_hash(const struct sroce_flow_key *k, u64 fields,
+		    const u8 key[SROCE_FLOW_HASH_KEY_LEN])
+{
+	u8 in[36];
+	u32 n = 0;
+	u64 sp = 0, dp = 0;
+
+	if (k->layers & SROCE_FLOW_IPV4) {
+		if (fields & SROCE_FLOW_HASH_SRC_IPV4) {
+			memcpy(in + n, &k->v4_src, 4);
+			n += 4;
+		}
+		if (fields & SROCE_FLOW_HASH_DST_IPV4) {
+			memcpy(in + n, &k->v4_dst, 4);
+			n += 4;
+		}
+	} else if (k->layers & SROCE_FLOW_IPV6) {
+		if (fields & SROCE_FLOW_HASH_SRC_IPV6) {
+			memcpy(in + n, k->v6_src, 16);
+			n += 16;
+		}
+		if (fields & SROCE_FLOW_HASH_DST_IPV6) {
+			memcpy(in + n, k->v6_dst, 16);
+			n += 16;
+		}
+	}
+	if (k->layers & SROCE_FLOW_TCP) {
+		sp = SROCE_FLOW_HASH_SRC_PORT_TCP;
+		dp = SROCE_FLOW_HASH_DST_PORT_TCP;
+	} else if (k->layers & SROCE_FLOW_UDP) {
+		sp = SROCE_FLOW_HASH_SRC_PORT_UDP;
+		dp = SROCE_FLOW_HASH_DST_PORT_UDP;
+	}
+	if (fields & sp) {
+		memcpy(in + n, &k->l4_sport, 2);
+		n += 2;
+	}
+	if (fields & dp) {
+		memcpy(in + n, &k->l4_dport, 2);
+		n += 2;
+	}
+	return sroce_toeplitz(key, in, n);
+}

@@ -61,6 +61,28 @@ void sroce_flow_parse(const u8 *frame, u32 len, int tci,
 bool sroce_flow_match(const struct sroce_flow_rule *r,
 		      const struct sroce_flow_key *k);
 
+/*
+ * RSS: the fields hashed (libibverbs' IBV_RX_HASH_* bits, the ABI's
+ * SROCE_RX_HASH_*), in Toeplitz's input order: source address,
+ * destination address, source port, destination port.  A field the frame
+ * lacks is left out, as NICs do.
+ */
+#define SROCE_FLOW_HASH_SRC_IPV4	(1ULL << 0)
+#define SROCE_FLOW_HASH_DST_IPV4	(1ULL << 1)
+#define SROCE_FLOW_HASH_SRC_IPV6	(1ULL << 2)
+#define SROCE_FLOW_HASH_DST_IPV6	(1ULL << 3)
+#define SROCE_FLOW_HASH_SRC_PORT_TCP	(1ULL << 4)
+#define SROCE_FLOW_HASH_DST_PORT_TCP	(1ULL << 5)
+#define SROCE_FLOW_HASH_SRC_PORT_UDP	(1ULL << 6)
+#define SROCE_FLOW_HASH_DST_PORT_UDP	(1ULL << 7)
+#define SROCE_FLOW_HASH_FIELDS		0xffULL
+#define SROCE_FLOW_HASH_KEY_LEN		40
+
+u32 sroce_toeplitz(const u8 key[SROCE_FLOW_HASH_KEY_LEN], const u8 *in,
+		   u32 len);
+u32 sroce_flow_hash(const struct sroce_flow_key *k, u64 fields,
+		    const u8 key[SROCE_FLOW_HASH_KEY_LEN]);
+
 /* Headers a parse reads at most: Ethernet, tag, IPv4 with options, ports. */
 #define SROCE_FLOW_HDR_MAX	(14 + 4 + 60 + 4)
 

@@ -150,10 +150,10 @@ static int sroce_qp_alloc_rings(struct sroce_qp *qp,
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_inline_data = qp->max_inline;
 	/* A TGT QP's SQ of one slot, asked for nothing, is never posted to. */
-	if (init->qp_type == IB_QPT_XRC_TGT)
+	if (init->qp_type == IB_QPT_XRC_TGT || init->rwq_ind_tbl)
 		memset(cap, 0, sizeof(*cap));
 
-	if (qp->srq || init->qp_type == IB_QPT_XRC_INI ||
+	if (qp->srq || init->rwq_ind_tbl || init->qp_type == IB_QPT_XRC_INI ||
 	    init->qp_type == IB_QPT_XRC_TGT) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
@@ -247,10 +247,16 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->rwq_ind_tbl || init->source_qpn ||
-	    (init->xrcd && init->qp_type != IB_QPT_XRC_TGT))
+	if (init->create_flags || init->source_qpn ||
+	    (init->xrcd && init->qp_type != IB_QPT_XRC_TGT) ||
+	    (init->rwq_ind_tbl && init->qp_type != IB_QPT_RAW_PACKET))
 		return -EOPNOTSUPP;
-	if (init->qp_type == IB_QPT_XRC_TGT) {
+	if (init->rwq_ind_tbl) {
+		/* it only receives, into the WQs of its table */
+		err = sroce_rss_qp_init(qp, init, udata);
+		if (err)
+			return err;
+	} else if (init->qp_type == IB_QPT_XRC_TGT) {
 		if (init->send_cq || init->recv_cq || init->srq)
 			return -EINVAL;
 	} else if (!init->send_cq ||
@@ -258,7 +264,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		   (init->srq && init->qp_type == IB_QPT_XRC_INI)) {
 		return -EINVAL;
 	}
-	if (!sroce_udata_in_ok(udata))
+	if (!init->rwq_ind_tbl && !sroce_udata_in_ok(udata))
 		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(struct sroce_create_qp_resp))
 		return -EINVAL;

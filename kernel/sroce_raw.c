@@ -15,6 +15,11 @@
  * sees every frame too.  A frame arriving with an 802.1Q tag matches on
  * the tag but is delivered without it (the stack has taken it out).
  *
+ * RSS: a raw packet QP made over an indirection table of receive WQs
+ * has no queues of its own and needs no modify; a frame its flow selects
+ * goes to the WQ its Toeplitz hash picks, and completes on that WQ's CQ
+ * with the WQ's number.  A WQ is an SRQ's ring that only RSS consumes.
+ *
  * Lifetime: ib_core keeps a QP from being destroyed while a flow points at
  * it; a flow leaves dev->flows and waits out an RCU grace period before it
  * is freed, so the tap and the loop never see a flow whose QP is gone.
@@ -43,6 +48,36 @@ u32 sroce_raw_max_frame(const struct sroce_dev *dev)
 	return READ_ONCE(dev->ndev->mtu) + ETH_HLEN + VLAN_HLEN;
 }
 
+struct sroce_rwq_ind_table {
+	struct ib_rwq_ind_table ibtbl;
+};
+
+struct sroce_wq {
+	struct ib_wq ibwq;
+	struct sroce_srq rq;		/* rq.cq: the WQ's CQ */
+	enum ib_wq_state state;
+};
+
+static struct sroce_wq *to_swq(struct ib_wq *ibwq)
+{
+	return container_of(ibwq, struct sroce_wq, ibwq);
+}
+
+static void sroce_rss_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_flow_key *k)
+{
+	struct ib_rwq_ind_table *t = qp->ibqp.rwq_ind_tbl;
+	u32 h = sroce_flow_hash(k, qp->rss_fields, qp->rss_key);
+	struct sroce_wq *wq;
+
+	wq = to_swq(t->ind_tbl[h & ((1U << t->log_ind_tbl_size) - 1)]);
+	if (READ_ONCE(wq->state) != IB_WQS_RDY) {
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		return;
+	}
+	sroce_resp_wq_rcv(qp, &wq->rq, wq->ibwq.wq_num, skb);
+}
+
 /* Offer @skb, whose data is a whole frame, to every matching flow. */
 static void sroce_raw_offer(struct sroce_dev *dev, struct sk_buff *skb,
 			    const struct sroce_flow_key *k)
@@ -50,7 +85,11 @@ static void sroce_raw_offer(struct sroce_dev *dev, struct sk_buff *skb,
 	struct sroce_flow *flow;
 
 	list_for_each_entry_rcu(flow, &dev->flows, link) {
-		if (sroce_flow_match(&flow->rule, k))
+		if (!sroce_flow_match(&flow->rule, k))
+			continue;
+		if (flow->qp->ibqp.rwq_ind_tbl)
+			sroce_rss_rcv(flow->qp, skb, k);
+		else
 			sroce_resp_raw_rcv(flow->qp, skb);
 	}
 }
@@ -137,6 +176,11 @@ static int sroce_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 	if (!frame)
 		goto out;
 	skb_push(frame, ETH_HLEN);
+	/* a WQ's receive copies from one linear frame */
+	if (skb_linearize(frame)) {
+		consume_skb(frame);
+		goto out;
+	}
 	rcu_read_lock();
 	sroce_raw_offer(dev, frame, &k);
 	rcu_read_unlock();
@@ -308,6 +352,140 @@ static int sroce_destroy_flow(struct ib_flow *ibflow)
 	return 0;
 }
 
+/* ib_core has checked the table and that no CQ, SRQ or caps were asked. */
+int sroce_rss_qp_init(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct sroce_create_qp_rss_cmd cmd;
+
+	if (!udata || udata->inlen != sizeof(cmd))
+		return -EINVAL;
+	if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
+		return -EFAULT;
+	if (cmd.rx_hash_function != SROCE_RX_HASH_FUNC_TOEPLITZ ||
+	    cmd.rx_key_len != SROCE_RX_HASH_KEY_LEN ||
+	    (cmd.rx_hash_fields_mask & ~SROCE_RX_HASH_FIELDS) ||
+	    memchr_inv(cmd.rsvd, 0, sizeof(cmd.rsvd)))
+		return -EOPNOTSUPP;
+	qp->rss_fields = cmd.rx_hash_fields_mask;
+	memcpy(qp->rss_key, cmd.rx_hash_key, sizeof(qp->rss_key));
+	return 0;
+}
+
+static struct ib_wq *sroce_create_wq(struct ib_pd *pd,
+				     struct ib_wq_init_attr *init,
+				     struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(pd->device);
+	struct sroce_create_srq_resp resp = {};
+	struct sroce_wq *wq;
+	int err;
+
+	/* only user RSS QPs consume WQs */
+	if (init->wq_type != IB_WQT_RQ || init->create_flags || !udata)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!init->max_wr || init->max_wr > SROCE_MAX_SRQ_WR ||
+	    init->max_sge > SROCE_MAX_SGE || !init->cq ||
+	    !sroce_udata_in_ok(udata) || udata->outlen < sizeof(resp))
+		return ERR_PTR(-EINVAL);
+	if (atomic_inc_return(&dev->num_srq) > SROCE_MAX_SRQ) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	wq = kzalloc(sizeof(*wq), GFP_KERNEL);
+	if (!wq) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	err = sroce_srq_ring_init(&wq->rq, to_spd(pd), init->max_wr,
+				  init->max_sge, true);
+	if (err)
+		goto err_free;
+	wq->rq.cq = to_scq(init->cq);
+	wq->state = IB_WQS_RESET;
+	/* numbered among the SRQs, never published there */
+	err = xa_alloc_cyclic(&dev->srqs, &wq->rq.srq_num, NULL,
+			      XA_LIMIT(1, (1U << 24) - 1), &dev->next_srq,
+			      GFP_KERNEL);
+	if (err < 0)
+		goto err_queue;
+	wq->ibwq.wq_num = wq->rq.srq_num;
+	err = sroce_queue_map(&wq->rq.rq, sroce_udata_uctx(udata), &resp.mi);
+	if (err)
+		goto err_xa;
+	resp.srq_num = wq->ibwq.wq_num;
+	err = sroce_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_xa;
+	init->max_wr = wq->rq.rq.num;
+	init->max_sge = wq->rq.max_sge;
+	return &wq->ibwq;
+
+err_xa:
+	xa_erase(&dev->srqs, wq->rq.srq_num);
+err_queue:
+	sroce_queue_cleanup(&wq->rq.rq);
+err_free:
+	kfree(wq);
+err_count:
+	atomic_dec(&dev->num_srq);
+	return ERR_PTR(err);
+}
+
+/* ib_core refuses while an indirection table holds the WQ. */
+static int sroce_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sdev(ibwq->device);
+	struct sroce_wq *wq = to_swq(ibwq);
+
+	xa_erase(&dev->srqs, wq->rq.srq_num);
+	sroce_queue_cleanup(&wq->rq.rq);
+	kfree(wq);
+	atomic_dec(&dev->num_srq);
+	return 0;
+}
+
+static int sroce_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
+			   u32 mask, struct ib_udata *udata)
+{
+	struct sroce_wq *wq = to_swq(ibwq);
+
+	if (!sroce_udata_in_ok(udata) || (mask & ~(IB_WQ_STATE | IB_WQ_CUR_STATE)))
+		return -EOPNOTSUPP;
+	if (!(mask & IB_WQ_STATE))
+		return 0;
+	if (attr->wq_state != IB_WQS_RESET && attr->wq_state != IB_WQS_RDY &&
+	    attr->wq_state != IB_WQS_ERR)
+		return -EINVAL;
+	WRITE_ONCE(wq->state, attr->wq_state);
+	return 0;
+}
+
+static DEFINE_IDA(sroce_ind_tbl_ida);
+
+static int sroce_create_rwq_ind_table(struct ib_rwq_ind_table *t,
+				      struct ib_rwq_ind_table_init_attr *init,
+				      struct ib_udata *udata)
+{
+	int id;
+
+	if (init->log_ind_tbl_size > SROCE_MAX_IND_TBL_LOG ||
+	    !sroce_udata_in_ok(udata))
+		return -EINVAL;
+	id = ida_alloc_max(&sroce_ind_tbl_ida, SROCE_MAX_IND_TBL - 1,
+			   GFP_KERNEL);
+	if (id < 0)
+		return id == -ENOSPC ? -ENOMEM : id;
+	t->ind_tbl_num = id;
+	return 0;
+}
+
+static int sroce_destroy_rwq_ind_table(struct ib_rwq_ind_table *t)
+{
+	ida_free(&sroce_ind_tbl_ida, t->ind_tbl_num);
+	return 0;
+}
+
 void sroce_raw_dev_init(struct sroce_dev *dev)
 {
 	INIT_LIST_HEAD(&dev->flows);
@@ -317,4 +495,11 @@ void sroce_raw_dev_init(struct sroce_dev *dev)
 const struct ib_device_ops sroce_raw_ops = {
 	.create_flow = sroce_create_flow,
 	.destroy_flow = sroce_destroy_flow,
+	.create_wq = sroce_create_wq,
+	.destroy_wq = sroce_destroy_wq,
+	.modify_wq = sroce_modify_wq,
+	.create_rwq_ind_table = sroce_create_rwq_ind_table,
+	.destroy_rwq_ind_table = sroce_destroy_rwq_ind_table,
+
+	INIT_RDMA_OBJ_SIZE(ib_rwq_ind_table, sroce_rwq_ind_table, ibtbl),
 };

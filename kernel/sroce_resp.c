@@ -985,6 +985,52 @@ unlock:
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 }
 
+/*
+ * An RSS QP's frame into receive WQ @rq (sroce_raw.c): its own linear
+ * copy, completed on the WQ's CQ under the WQ's number.  Softirq or BH
+ * off; the QP's responder lock orders its use of resp->wqe.
+ */
+void sroce_resp_wq_rcv(struct sroce_qp *qp, struct sroce_srq *rq, u32 wqn,
+		       struct sk_buff *skb)
+{
+	struct sroce_rwqe *wqe = qp->resp.wqe;
+	struct sroce_cqe cqe = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = skb->len,
+		.qp_num = wqn,
+		.port_num = SROCE_PORT,
+	};
+	int err;
+
+	sroce_qp_count(qp, SROCE_CNT_RCVD_PKTS);
+	spin_lock(&qp->resp.lock);
+	err = sroce_srq_take(rq, wqe);
+	if (err == -EAGAIN || err == -EIO) {
+		/* nothing posted (or a corrupt ring): the frame is lost */
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+		goto unlock;
+	}
+	cqe.wr_id = wqe->wr_id;
+	if (err) {
+		cqe.status = IB_WC_LOC_QP_OP_ERR;
+	} else if (skb->len > wqe->total_len) {
+		cqe.status = IB_WC_LOC_LEN_ERR;
+	} else {
+		err = sroce_sge_copy(qp->dev, rq->pd, wqe->sge, wqe->num_sge,
+				     0, skb->data, skb->len,
+				     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+		if (err)
+			cqe.status = IB_WC_LOC_PROT_ERR;
+	}
+	if (cqe.status != IB_WC_SUCCESS)
+		sroce_qp_count(qp, SROCE_CNT_LOCAL_ERRORS);
+	if (sroce_cq_post(rq->cq, &cqe, false))
+		sroce_qp_count(qp, SROCE_CNT_CQ_OVERFLOW);
+unlock:
+	spin_unlock(&qp->resp.lock);
+}
+
 /* ------------------------------------------------------------------ */
 /* Entry points                                                        */
 

@@ -11,6 +11,22 @@ static u32 sroce_recv_stride(u32 max_sge)
 	return SROCE_RECV_WQE_HDR + max(max_sge, 1U) * sizeof(struct sroce_sge);
 }
 
+/* The receive ring and its consumer state; also a WQ's (sroce_raw.c). */
+int sroce_srq_ring_init(struct sroce_srq *srq, struct sroce_pd *pd,
+			u32 max_wr, u32 max_sge, bool is_user)
+{
+	spin_lock_init(&srq->lock);
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->free_done);
+	srq->pd = pd;
+	srq->is_user = is_user;
+	srq->max_sge = max(max_sge, 1U);
+	/* The limit is only armed by modify_srq (IBA: ignored at create). */
+	srq->limit = 0;
+	return sroce_queue_init(&srq->rq, sroce_queue_num(max_wr),
+				sroce_recv_stride(srq->max_sge));
+}
+
 static int sroce_create_srq(struct ib_srq *ibsrq,
 			    struct ib_srq_init_attr *init,
 			    struct ib_udata *udata)
@@ -44,22 +60,15 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 		goto err_count;
 	}
 
-	spin_lock_init(&srq->lock);
-	refcount_set(&srq->ref, 1);
-	init_completion(&srq->free_done);
-	srq->pd = to_spd(ibsrq->pd);
 	if (init->srq_type == IB_SRQT_XRC) {
 		srq->xrcd = to_sxrcd(init->ext.xrc.xrcd);
 		srq->cq = to_scq(init->ext.cq);
 	}
-	srq->is_user = !!udata;
-	srq->max_sge = max(init->attr.max_sge, 1U);
-	/* The limit is only armed by modify_srq (IBA: ignored at create). */
-	srq->limit = 0;
-	num = sroce_queue_num(init->attr.max_wr);
-	err = sroce_queue_init(&srq->rq, num, sroce_recv_stride(srq->max_sge));
+	err = sroce_srq_ring_init(srq, to_spd(ibsrq->pd), init->attr.max_wr,
+				  init->attr.max_sge, !!udata);
 	if (err)
 		goto err_count;
+	num = srq->rq.num;
 	/*
 	 * The number is reserved now; only an XRC SRQ is published, once
 	 * complete, for TGT QPs to look up: a basic SRQ is never found, so

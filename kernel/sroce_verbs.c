@@ -85,6 +85,11 @@ void sroce_dev_attr_init(struct sroce_dev *dev)
 	a->max_srq = SROCE_MAX_SRQ;
 	a->max_srq_wr = SROCE_MAX_SRQ_WR;
 	a->max_srq_sge = SROCE_MAX_SGE;
+	/* receive WQs behind RSS raw packet QPs (sroce_raw.c) */
+	a->max_wq_type_rq = SROCE_MAX_SRQ;
+	a->rss_caps.supported_qpts = BIT(IB_QPT_RAW_PACKET);
+	a->rss_caps.max_rwq_indirection_tables = SROCE_MAX_IND_TBL;
+	a->rss_caps.max_rwq_indirection_table_size = 1U << SROCE_MAX_IND_TBL_LOG;
 	a->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	a->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;

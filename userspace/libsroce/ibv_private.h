@@ -355,6 +355,19 @@ SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 SROCE_DECLARE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
 SROCE_DECLARE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
+/* Extended commands: the extended header, then the core request. */
+struct sroce_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+#define SROCE_DECLARE_CMD_EX(name, core)			\
+	struct name {						\
+		struct sroce_ex_hdr hdr;			\
+		struct core core_payload;			\
+	}
+SROCE_DECLARE_CMD_EX(ibv_create_wq, ib_uverbs_ex_create_wq);
+SROCE_DECLARE_CMD_EX(ibv_modify_wq, ib_uverbs_ex_modify_wq);
+
 /* The PABI symbol name carries the version so a mismatch fails to link. */
 #define sroce_verbs_register_driver \
 	SROCE_PASTE(verbs_register_driver_, SROCE_PABI_VERSION)
@@ -463,6 +476,20 @@ int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 			struct ibv_flow_attr *flow_attr, void *ucmd,
 			size_t ucmd_size);
 int ibv_cmd_destroy_flow(struct ibv_flow *flow_id);
+int ibv_cmd_create_wq(struct ibv_context *context,
+		      struct ibv_wq_init_attr *wq_init_attr, struct ibv_wq *wq,
+		      struct ibv_create_wq *cmd, size_t cmd_size,
+		      struct ib_uverbs_ex_create_wq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr,
+		      struct ibv_modify_wq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_wq(struct ibv_wq *wq);
+int ibv_cmd_create_rwq_ind_table(struct ibv_context *context,
+				 struct ibv_rwq_ind_table_init_attr *init_attr,
+				 struct ibv_rwq_ind_table *rwq_ind_table,
+				 struct ib_uverbs_ex_create_rwq_ind_table_resp *resp,
+				 size_t resp_size);
+int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
@@ -549,6 +576,8 @@ SROCE_PIN_SIZE(struct ibv_query_srq, 24);
 SROCE_PIN_SIZE(struct ibv_query_port, 24);
 SROCE_PIN_SIZE(struct ibv_open_xrcd, 24);
 SROCE_PIN_SIZE(struct ibv_open_qp, 40);
+SROCE_PIN_SIZE(struct ibv_create_wq, 64);
+SROCE_PIN_SIZE(struct ibv_modify_wq, 48);
 
 /* Core response sizes: driver data follows each at exactly this offset. */
 SROCE_PIN_SIZE(struct ib_uverbs_get_context_resp, 8);
@@ -558,5 +587,6 @@ SROCE_PIN_SIZE(struct ib_uverbs_create_qp_resp, 32);
 SROCE_PIN_SIZE(struct ib_uverbs_create_srq_resp, 16);
 SROCE_PIN_SIZE(struct ib_uverbs_create_ah_resp, 4);
 SROCE_PIN_SIZE(struct ib_uverbs_open_xrcd_resp, 4);
+SROCE_PIN_SIZE(struct ib_uverbs_ex_create_wq_resp, 24);
 
 #endif /* SROCE_IBV_PRIVATE_H */

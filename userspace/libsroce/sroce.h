@@ -32,6 +32,13 @@ SROCE_RESP_WRAP(sroce_create_qp_resp_w, ib_uverbs_create_qp_resp,
 		struct sroce_create_qp_resp);
 SROCE_RESP_WRAP(sroce_create_srq_resp_w, ib_uverbs_create_srq_resp,
 		struct sroce_create_srq_resp);
+SROCE_RESP_WRAP(sroce_create_wq_resp_w, ib_uverbs_ex_create_wq_resp,
+		struct sroce_create_srq_resp);
+/* An RSS QP's create_qp: its hash configuration after the core part. */
+struct sroce_create_qp_rss_w {
+	struct ibv_create_qp ibv;
+	struct sroce_create_qp_rss_cmd drv;
+};
 /* 4 + 8 bytes: only 4-byte alignment, so no aligned(8) padding. */
 struct sroce_create_ah_resp_w {
 	uint8_t core_bytes[sizeof(struct ib_uverbs_create_ah_resp)];
@@ -58,6 +65,8 @@ _Static_assert(sizeof(struct sroce_create_qp_resp_w) == 80, "qp resp size");
 _Static_assert(offsetof(struct sroce_create_srq_resp_w, drv) == 16, "srq resp");
 _Static_assert(sizeof(struct sroce_create_srq_resp_w) == 48, "srq resp size");
 _Static_assert(offsetof(struct sroce_modify_srq_cmd_w, drv) == 24, "msrq cmd");
+_Static_assert(offsetof(struct sroce_create_wq_resp_w, drv) == 24, "wq resp");
+_Static_assert(offsetof(struct sroce_create_qp_rss_w, drv) == 64, "rss cmd");
 _Static_assert(sizeof(struct sroce_modify_srq_cmd_w) == 32, "msrq cmd size");
 _Static_assert(offsetof(struct sroce_create_ah_resp_w, drv) == 4, "ah resp");
 _Static_assert(sizeof(struct sroce_create_ah_resp_w) == 12, "ah resp size");
@@ -120,6 +129,13 @@ struct sroce_ah {
 
 struct sroce_srq {
 	struct verbs_srq vsrq;
+	struct sroce_ring ring;
+	uint32_t max_sge;
+};
+
+/* A receive WQ, fed to RSS QPs through indirection tables. */
+struct sroce_wq {
+	struct ibv_wq ibv_wq;
 	struct sroce_ring ring;
 	uint32_t max_sge;
 };
@@ -259,6 +275,14 @@ int sroce_destroy_srq(struct ibv_srq *srq);
 int sroce_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 struct ibv_qp *sroce_open_qp(struct ibv_context *ctx,
 			     struct ibv_qp_open_attr *attr);
+struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
+			       struct ibv_wq_init_attr *attr);
+int sroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int sroce_destroy_wq(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *
+sroce_create_rwq_ind_table(struct ibv_context *ctx,
+			   struct ibv_rwq_ind_table_init_attr *attr);
+int sroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t);
 int sroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 

@@ -890,7 +890,8 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 {
 	struct sroce_create_qp_resp_w resp;
 	struct ibv_qp_init_attr_ex ax, *attr = &ax;
-	struct ibv_create_qp cmd;
+	struct sroce_create_qp_rss_w cmd;
+	size_t cmd_size = sizeof(cmd.ibv);
 	struct sroce_qp *qp;
 	uint64_t ops = 0;
 	int ret;
@@ -899,7 +900,9 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 					IBV_QP_INIT_ATTR_XRCD |
 					IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 					IBV_QP_INIT_ATTR_CREATE_FLAGS |
-					IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) {
+					IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+					IBV_QP_INIT_ATTR_IND_TABLE |
+					IBV_QP_INIT_ATTR_RX_HASH)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -938,12 +941,36 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 		}
 	}
 
+	memset(&cmd, 0, sizeof(cmd));
+	/* an RSS QP: a raw packet QP receiving through a table of WQs */
+	if ((in->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
+	    (in->comp_mask & IBV_QP_INIT_ATTR_RX_HASH)) {
+		const struct ibv_rx_hash_conf *h = &in->rx_hash_conf;
+
+		if (!(in->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
+		    !(in->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) ||
+		    in->qp_type != IBV_QPT_RAW_PACKET || !in->rwq_ind_tbl ||
+		    h->rx_hash_function != SROCE_RX_HASH_FUNC_TOEPLITZ ||
+		    h->rx_hash_key_len != SROCE_RX_HASH_KEY_LEN ||
+		    !h->rx_hash_key ||
+		    (h->rx_hash_fields_mask & ~SROCE_RX_HASH_FIELDS)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		cmd.drv.rx_hash_fields_mask = h->rx_hash_fields_mask;
+		cmd.drv.rx_hash_function = h->rx_hash_function;
+		cmd.drv.rx_key_len = h->rx_hash_key_len;
+		memcpy(cmd.drv.rx_hash_key, h->rx_hash_key,
+		       SROCE_RX_HASH_KEY_LEN);
+		cmd_size = sizeof(cmd);
+		ax.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_RX_HASH;
+	}
+
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	memset(&cmd, 0, sizeof(cmd));
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd.ibv, cmd_size,
 				   SROCE_CORE_RESP(&resp, struct ib_uverbs_create_qp_resp),
 				   sizeof(resp));
 	if (ret) {
@@ -1085,6 +1112,102 @@ int sroce_destroy_qp(struct ibv_qp *ibqp)
 	sroce_ring_unmap(&qp->rq);
 	free(qp);
 	return 0;
+}
+
+/* ---- receive WQs and indirection tables (RSS) ---- */
+
+static int sroce_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
+
+	return sroce_post_recv_ring(&wq->ring, wq->max_sge, wr, bad_wr);
+}
+
+struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
+			       struct ibv_wq_init_attr *attr)
+{
+	struct sroce_create_wq_resp_w resp;
+	struct ibv_create_wq cmd;
+	struct sroce_wq *wq;
+	int ret;
+
+	wq = calloc(1, sizeof(*wq));
+	if (!wq)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_wq(ctx, attr, &wq->ibv_wq, &cmd, sizeof(cmd),
+				SROCE_CORE_RESP(&resp, struct ib_uverbs_ex_create_wq_resp),
+				sizeof(resp));
+	if (ret) {
+		free(wq);
+		errno = ret;
+		return NULL;
+	}
+	ret = sroce_ring_map(&wq->ring, ctx->cmd_fd, &resp.drv.mi,
+			     SROCE_RECV_WQE_HDR);
+	if (ret) {
+		ibv_cmd_destroy_wq(&wq->ibv_wq);
+		free(wq);
+		errno = ret;
+		return NULL;
+	}
+	wq->max_sge = sroce_min_u32(attr->max_sge,
+				    (wq->ring.stride - SROCE_RECV_WQE_HDR) /
+				    sizeof(struct sroce_sge));
+	wq->ibv_wq.post_recv = sroce_post_wq_recv;
+	return &wq->ibv_wq;
+}
+
+int sroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
+{
+	struct ibv_modify_wq cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return ibv_cmd_modify_wq(wq, attr, &cmd, sizeof(cmd));
+}
+
+int sroce_destroy_wq(struct ibv_wq *ibwq)
+{
+	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
+	int ret = ibv_cmd_destroy_wq(ibwq);
+
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&wq->ring);
+	free(wq);
+	return 0;
+}
+
+struct ibv_rwq_ind_table *
+sroce_create_rwq_ind_table(struct ibv_context *ctx,
+			   struct ibv_rwq_ind_table_init_attr *attr)
+{
+	struct ib_uverbs_ex_create_rwq_ind_table_resp resp;
+	struct ibv_rwq_ind_table *t;
+	int ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_rwq_ind_table(ctx, attr, t, &resp, sizeof(resp));
+	if (ret) {
+		free(t);
+		errno = ret;
+		return NULL;
+	}
+	return t;
+}
+
+int sroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t)
+{
+	int ret = ibv_cmd_destroy_rwq_ind_table(t);
+
+	if (!ret)
+		free(t);
+	return ret;
 }
 
 /* ---- SRQ ---- */

@@ -261,6 +261,23 @@ struct sroce_create_qp_resp {
 	struct sroce_mmap_info rq_mi;	/* size 0 with an SRQ */
 };
 
+/*
+ * create_qp of an RSS QP: a raw packet QP over an indirection table of
+ * receive WQs (whose create_wq response is a struct sroce_create_srq_resp,
+ * srq_num being the WQ's number).  Toeplitz is the one hash function.
+ */
+#define SROCE_RX_HASH_FUNC_TOEPLITZ	1	/* IBV_RX_HASH_FUNC_TOEPLITZ */
+#define SROCE_RX_HASH_KEY_LEN		40
+#define SROCE_RX_HASH_FIELDS		0xffULL	/* IBV_RX_HASH_{SRC,DST}_* */
+
+struct sroce_create_qp_rss_cmd {
+	__aligned_u64 rx_hash_fields_mask;
+	__u8 rx_hash_function;
+	__u8 rx_key_len;
+	__u8 rsvd[6];
+	__u8 rx_hash_key[SROCE_RX_HASH_KEY_LEN];
+};
+
 struct sroce_create_srq_resp {
 	struct sroce_mmap_info mi;
 	__u32 srq_num;
@@ -328,6 +345,8 @@ SROCE_ABI_ASSERT(sizeof(struct sroce_create_srq_resp) == 32,
 		 "create srq resp size");
 SROCE_ABI_ASSERT(sizeof(struct sroce_modify_srq_cmd) == 8,
 		 "modify srq cmd size");
+SROCE_ABI_ASSERT(sizeof(struct sroce_create_qp_rss_cmd) == 56,
+		 "create rss qp cmd size");
 SROCE_ABI_ASSERT(sizeof(struct sroce_create_ah_resp) == 8,
 		 "create ah resp size");
 
