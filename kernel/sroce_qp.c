@@ -199,9 +199,12 @@ static int sroce_qp_map(struct sroce_qp *qp, struct ib_udata *udata)
 	struct ib_ucontext *uctx = sroce_udata_uctx(udata);
 	int err;
 
-	err = sroce_queue_map(&qp->sq, uctx, &resp.sq_mi);
-	if (err)
-		return err;
+	/* an RSS QP's one-slot SQ is never posted to: not even mapped */
+	if (!qp->ibqp.rwq_ind_tbl) {
+		err = sroce_queue_map(&qp->sq, uctx, &resp.sq_mi);
+		if (err)
+			return err;
+	}
 	if (qp->rq.ctl) {
 		err = sroce_queue_map(&qp->rq, uctx, &resp.rq_mi);
 		if (err)

@@ -964,6 +964,14 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 		       SROCE_RX_HASH_KEY_LEN);
 		cmd_size = sizeof(cmd);
 		ax.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_RX_HASH;
+		/*
+		 * It has no queues: whatever the caller left in the caps and
+		 * CQs (pyverbs leaves its defaults) is not asked for.
+		 */
+		memset(&ax.cap, 0, sizeof(ax.cap));
+		ax.send_cq = NULL;
+		ax.recv_cq = NULL;
+		ax.srq = NULL;
 	}
 
 	qp = calloc(1, sizeof(*qp));
