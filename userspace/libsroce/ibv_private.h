@@ -365,6 +365,7 @@ struct sroce_ex_hdr {
 		struct sroce_ex_hdr hdr;			\
 		struct core core_payload;			\
 	}
+SROCE_DECLARE_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp);
 SROCE_DECLARE_CMD_EX(ibv_create_wq, ib_uverbs_ex_create_wq);
 SROCE_DECLARE_CMD_EX(ibv_modify_wq, ib_uverbs_ex_modify_wq);
 
@@ -476,6 +477,11 @@ int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 			struct ibv_flow_attr *flow_attr, void *ucmd,
 			size_t ucmd_size);
 int ibv_cmd_destroy_flow(struct ibv_flow *flow_id);
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *qp_attr,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
 int ibv_cmd_create_wq(struct ibv_context *context,
 		      struct ibv_wq_init_attr *wq_init_attr, struct ibv_wq *wq,
 		      struct ibv_create_wq *cmd, size_t cmd_size,
@@ -576,6 +582,7 @@ SROCE_PIN_SIZE(struct ibv_query_srq, 24);
 SROCE_PIN_SIZE(struct ibv_query_port, 24);
 SROCE_PIN_SIZE(struct ibv_open_xrcd, 24);
 SROCE_PIN_SIZE(struct ibv_open_qp, 40);
+SROCE_PIN_SIZE(struct ibv_create_qp_ex, 88);
 SROCE_PIN_SIZE(struct ibv_create_wq, 64);
 SROCE_PIN_SIZE(struct ibv_modify_wq, 48);
 
@@ -588,5 +595,6 @@ SROCE_PIN_SIZE(struct ib_uverbs_create_srq_resp, 16);
 SROCE_PIN_SIZE(struct ib_uverbs_create_ah_resp, 4);
 SROCE_PIN_SIZE(struct ib_uverbs_open_xrcd_resp, 4);
 SROCE_PIN_SIZE(struct ib_uverbs_ex_create_wq_resp, 24);
+SROCE_PIN_SIZE(struct ib_uverbs_ex_create_qp_resp, 40);
 
 #endif /* SROCE_IBV_PRIVATE_H */

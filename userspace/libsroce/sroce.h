@@ -34,11 +34,16 @@ SROCE_RESP_WRAP(sroce_create_srq_resp_w, ib_uverbs_create_srq_resp,
 		struct sroce_create_srq_resp);
 SROCE_RESP_WRAP(sroce_create_wq_resp_w, ib_uverbs_ex_create_wq_resp,
 		struct sroce_create_srq_resp);
-/* An RSS QP's create_qp: its hash configuration after the core part. */
+/*
+ * An RSS QP's create_qp, the extended command (the legacy one cannot name
+ * an indirection table): its hash configuration after the core part.
+ */
 struct sroce_create_qp_rss_w {
-	struct ibv_create_qp ibv;
+	struct ibv_create_qp_ex ibv;
 	struct sroce_create_qp_rss_cmd drv;
 };
+SROCE_RESP_WRAP(sroce_create_qp_ex_resp_w, ib_uverbs_ex_create_qp_resp,
+		struct sroce_create_qp_resp);
 /* 4 + 8 bytes: only 4-byte alignment, so no aligned(8) padding. */
 struct sroce_create_ah_resp_w {
 	uint8_t core_bytes[sizeof(struct ib_uverbs_create_ah_resp)];
@@ -66,7 +71,8 @@ _Static_assert(offsetof(struct sroce_create_srq_resp_w, drv) == 16, "srq resp");
 _Static_assert(sizeof(struct sroce_create_srq_resp_w) == 48, "srq resp size");
 _Static_assert(offsetof(struct sroce_modify_srq_cmd_w, drv) == 24, "msrq cmd");
 _Static_assert(offsetof(struct sroce_create_wq_resp_w, drv) == 24, "wq resp");
-_Static_assert(offsetof(struct sroce_create_qp_rss_w, drv) == 64, "rss cmd");
+_Static_assert(offsetof(struct sroce_create_qp_rss_w, drv) == 88, "rss cmd");
+_Static_assert(offsetof(struct sroce_create_qp_ex_resp_w, drv) == 40, "qp ex resp");
 _Static_assert(sizeof(struct sroce_modify_srq_cmd_w) == 32, "msrq cmd size");
 _Static_assert(offsetof(struct sroce_create_ah_resp_w, drv) == 4, "ah resp");
 _Static_assert(sizeof(struct sroce_create_ah_resp_w) == 12, "ah resp size");

@@ -885,13 +885,67 @@ static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * An RSS QP: a raw packet QP that receives through a table of WQs and
+ * has no queue of its own, so nothing is mapped; whatever the caller left
+ * in its caps and CQs (pyverbs leaves its defaults) is not asked for.
+ */
+static struct ibv_qp *sroce_create_rss_qp(struct ibv_context *ctx,
+					  struct ibv_qp_init_attr_ex *in)
+{
+	const struct ibv_rx_hash_conf *h = &in->rx_hash_conf;
+	struct sroce_create_qp_ex_resp_w resp;
+	struct sroce_create_qp_rss_w cmd;
+	struct ibv_qp_init_attr_ex ax;
+	struct sroce_qp *qp;
+	int ret;
+
+	if (!(in->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
+	    !(in->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) ||
+	    !(in->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    in->qp_type != IBV_QPT_RAW_PACKET || !in->rwq_ind_tbl ||
+	    ((in->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     in->create_flags) ||
+	    h->rx_hash_function != SROCE_RX_HASH_FUNC_TOEPLITZ ||
+	    h->rx_hash_key_len != SROCE_RX_HASH_KEY_LEN || !h->rx_hash_key ||
+	    (h->rx_hash_fields_mask & ~SROCE_RX_HASH_FIELDS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	memset(&ax, 0, sizeof(ax));
+	ax.qp_context = in->qp_context;
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE;
+	ax.pd = in->pd;
+	ax.rwq_ind_tbl = in->rwq_ind_tbl;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.drv.rx_hash_fields_mask = h->rx_hash_fields_mask;
+	cmd.drv.rx_hash_function = h->rx_hash_function;
+	cmd.drv.rx_key_len = h->rx_hash_key_len;
+	memcpy(cmd.drv.rx_hash_key, h->rx_hash_key, SROCE_RX_HASH_KEY_LEN);
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, &ax, &cmd.ibv, sizeof(cmd),
+				    SROCE_CORE_RESP(&resp, struct ib_uverbs_ex_create_qp_resp),
+				    sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	memset(&in->cap, 0, sizeof(in->cap));
+	return &qp->vqp.qp;
+}
+
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 				  struct ibv_qp_init_attr_ex *in)
 {
 	struct sroce_create_qp_resp_w resp;
 	struct ibv_qp_init_attr_ex ax, *attr = &ax;
-	struct sroce_create_qp_rss_w cmd;
-	size_t cmd_size = sizeof(cmd.ibv);
+	struct ibv_create_qp cmd;
 	struct sroce_qp *qp;
 	uint64_t ops = 0;
 	int ret;
@@ -941,44 +995,16 @@ struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ctx,
 		}
 	}
 
-	memset(&cmd, 0, sizeof(cmd));
-	/* an RSS QP: a raw packet QP receiving through a table of WQs */
-	if ((in->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
-	    (in->comp_mask & IBV_QP_INIT_ATTR_RX_HASH)) {
-		const struct ibv_rx_hash_conf *h = &in->rx_hash_conf;
-
-		if (!(in->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) ||
-		    !(in->comp_mask & IBV_QP_INIT_ATTR_RX_HASH) ||
-		    in->qp_type != IBV_QPT_RAW_PACKET || !in->rwq_ind_tbl ||
-		    h->rx_hash_function != SROCE_RX_HASH_FUNC_TOEPLITZ ||
-		    h->rx_hash_key_len != SROCE_RX_HASH_KEY_LEN ||
-		    !h->rx_hash_key ||
-		    (h->rx_hash_fields_mask & ~SROCE_RX_HASH_FIELDS)) {
-			errno = EOPNOTSUPP;
-			return NULL;
-		}
-		cmd.drv.rx_hash_fields_mask = h->rx_hash_fields_mask;
-		cmd.drv.rx_hash_function = h->rx_hash_function;
-		cmd.drv.rx_key_len = h->rx_hash_key_len;
-		memcpy(cmd.drv.rx_hash_key, h->rx_hash_key,
-		       SROCE_RX_HASH_KEY_LEN);
-		cmd_size = sizeof(cmd);
-		ax.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_RX_HASH;
-		/*
-		 * It has no queues: whatever the caller left in the caps and
-		 * CQs (pyverbs leaves its defaults) is not asked for.
-		 */
-		memset(&ax.cap, 0, sizeof(ax.cap));
-		ax.send_cq = NULL;
-		ax.recv_cq = NULL;
-		ax.srq = NULL;
-	}
+	if (in->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE |
+			     IBV_QP_INIT_ATTR_RX_HASH))
+		return sroce_create_rss_qp(ctx, in);
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd.ibv, cmd_size,
+	memset(&cmd, 0, sizeof(cmd));
+	ret = ibv_cmd_create_qp_ex(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
 				   SROCE_CORE_RESP(&resp, struct ib_uverbs_create_qp_resp),
 				   sizeof(resp));
 	if (ret) {
