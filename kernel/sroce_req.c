@@ -246,7 +246,8 @@ static int req_start(struct sroce_qp *qp, struct sroce_swqe *swqe)
 
 bad_op:
 	st->started = true;
-	req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+	/* a WQE sroce_sq_fetch() refused completes with the reason it found */
+	req_fail_wqe(qp, swqe, swqe->fetch_status ?: IB_WC_LOC_QP_OP_ERR);
 	return 0;
 }
 

@@ -138,8 +138,43 @@ static void test_match(void)
 	tap_ok(!sroce_flow_match(&r, &k), "an IPv6 rule skips an IPv4 frame");
 }
 
+/*
+ * The verification suite of Microsoft's RSS specification: its key, and
+ * 66.9.149.187:2794 -> 161.142.100.80:1766.
+ */
+static const u8 ms_key[SROCE_FLOW_HASH_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static void test_rss(void)
+{
+	struct sroce_flow_key k;
+	const u64 ip = SROCE_FLOW_HASH_SRC_IPV4 | SROCE_FLOW_HASH_DST_IPV4;
+	const u64 tcp = SROCE_FLOW_HASH_SRC_PORT_TCP |
+			SROCE_FLOW_HASH_DST_PORT_TCP;
+
+	memset(&k, 0, sizeof(k));
+	k.layers = SROCE_FLOW_ETH | SROCE_FLOW_IPV4 | SROCE_FLOW_TCP;
+	k.v4_src = cpu_to_be32(0x420995bb);	/* 66.9.149.187 */
+	k.v4_dst = cpu_to_be32(0xa18e6450);	/* 161.142.100.80 */
+	k.l4_sport = cpu_to_be16(2794);
+	k.l4_dport = cpu_to_be16(1766);
+	TAP_EQ(sroce_flow_hash(&k, ip, ms_key), 0x323e8fc2,
+	       "Toeplitz, IPv4 addresses: Microsoft's vector");
+	TAP_EQ(sroce_flow_hash(&k, ip | tcp, ms_key), 0x51ccc178,
+	       "Toeplitz, IPv4 with TCP ports: Microsoft's vector");
+	TAP_EQ(sroce_flow_hash(&k, ip | SROCE_FLOW_HASH_SRC_PORT_UDP, ms_key),
+	       0x323e8fc2, "UDP port bits leave a TCP frame's hash alone");
+	TAP_EQ(sroce_flow_hash(&k, 0, ms_key), 0, "no fields: hash 0");
+}
+
 void test_flow(void)
 {
+	test_rss();
 	test_parse();
 	test_ipv6();
 	test_match();

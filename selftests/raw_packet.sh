@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# vms: 1
+# timeout: 400
+#
+# Raw packet QPs and flows (pyverbs' test_qp, test_flow and
+# test_rss_traffic show the well-formed cases): frames too short and too
+# long, refused flows, the per-device flow limit, a flood into a single
+# receive; then a process receiving through a flow is killed under a
+# flood, and the device and module still go away cleanly.
+. "$REPO/selftests/lib/guest.sh"
+. "$REPO/selftests/verbs/lib.sh"
+
+RH="/usr/bin/python3 $REPO/selftests/verbs/raw_hostile.py"
+t_ok "sroce0 up" sroce_up || { t_done; exit 1; }
+t_ok "bad frames, refused flows, flow limit, flood into one WQE" \
+	timeout 200 $RH sroce0 eth0 checks
+
+$RH sroce0 eth0 sink > /tmp/sink.out 2>&1 &
+SINK=$!
+t_ok "a receiver with a flow is ready" wait_for "grep -q '^ready' /tmp/sink.out" 60
+$RH sroce0 eth0 flood 3000 > /tmp/flood.out 2>&1 &
+FLOOD=$!
+t_ok "receives arrive" wait_for \
+	"[ \$(cat /sys/class/infiniband/sroce0/ports/1/hw_counters/rcvd_pkts) -gt 100 ]" 60
+t_ok "the receiver is killed under the flood" kill -9 $SINK
+wait $SINK 2>/dev/null
+t_ok "the flood ends by itself" wait_for "! kill -0 $FLOOD 2>/dev/null" 120
+t_ok "rdma link delete sroce0" rdma link delete sroce0
+t_ok "rmmod sroce" rmmod sroce
+t_done
