@@ -8,9 +8,10 @@
 # /usr/share/doc/rdma-core/tests), unmodified: VM 1 runs it on sroce0 while
 # VM 2 runs it on the in-kernel rdma_rxe (rxe0), both on eth0. Both tallies
 # are printed side by side; the test fails unless sroce0 has no failures and
-# no errors and passes strictly more tests than rxe0 (when rxe0's suite
-# crashes, as rdma-core 56's does under make check-trixie, the crash is
-# reported and sroce0 must pass more than rxe0 had when it crashed).
+# no errors, passes every test rxe0 passed (by name) and strictly more tests
+# than rxe0 (when rxe0's suite crashes, as rdma-core 56's does under make
+# check-trixie, the crash is reported and sroce0 must pass more than rxe0
+# had when it crashed).
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -68,6 +69,13 @@ tally() {
 	}' "$1"
 }
 
+# passed LOG: the ids (tests.module.Class.test) of the tests LOG shows
+# passing; a result may follow its test's line after a docstring or output.
+passed() {
+	awk 'match($0, /\(tests\.[A-Za-z0-9_.]+\)/) { cur = substr($0, RSTART + 1, RLENGTH - 2) }
+	     / \.\.\. ok$/ || /^ok$/ { if (cur != "") print cur; cur = "" }' "$1" | sort -u
+}
+
 log=/tmp/pyverbs-$DEV.log
 t0=$(cut -d. -f1 /proc/uptime)
 (cd "$SUITE" && timeout 1200 "$PY" run_tests.py --dev "$DEV" -v) > "$log" 2>&1
@@ -116,6 +124,12 @@ if [ "$VM_ID" = 1 ]; then
 		t_ok "sroce0: no failures" test "$F" -eq 0
 		t_ok "sroce0: no errors" test "$E" -eq 0
 		t_ok "sroce0 passes more than $than ($P > $rP)" test "$P" -gt "$rP"
+		# VM 2 copied its log before it said its tally.
+		missing=$(comm -23 <(passed "$RESULTS/pyverbs-rxe0.log") <(passed "$log"))
+		nrxe=$(passed "$RESULTS/pyverbs-rxe0.log" | wc -l)
+		# an unreadable log would list nothing and miss nothing
+		t_ok "every test that passed on rxe0 ($nrxe) passed on sroce0" \
+			sh -c 'echo "$1"; [ -z "$1" ] && [ "$2" -gt 0 ]' - "$missing" "$nrxe"
 	fi
 	t_ok "rdma link delete sroce0" rdma link delete sroce0
 	t_ok "rmmod sroce" rmmod sroce

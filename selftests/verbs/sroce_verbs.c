@@ -780,10 +780,11 @@ static void test_import(void)
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct ibv_parent_domain_init_attr pattr = {};
 	struct ibv_cq *icq = NULL, *cq = NULL;
 	struct ibv_qp *iqp = NULL, *qp = NULL;
 	struct ibv_context *ic;
-	struct ibv_pd *ipd;
+	struct ibv_pd *ipd, *par;
 	struct ibv_mr *imr;
 	const uint32_t len = 65536;
 	int fd;
@@ -837,10 +838,14 @@ static void test_import(void)
 	      !modify_rc(qp, iqp->qp_num, 7),
 	      "RC QP on the imported context, connected to one of the owner's");
 	if (iqp && qp) {
+		int err;
+
 		fill(bbuf, len);
 		memset(abuf, 0, len);
-		if (!post_send(iqp, IBV_WR_RDMA_WRITE, imr, bbuf, len, 0x1d,
-			       (uintptr_t)abuf, amr->rkey, 0) &&
+		err = post_send(iqp, IBV_WR_RDMA_WRITE, imr, bbuf, len, 0x1d,
+				(uintptr_t)abuf, amr->rkey, 0);
+		CHECK(!err, "post a write on the imported context's QP (%d)", err);
+		if (!err &&
 		    !expect_wc(icq, 0x1d, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE,
 			       NULL, "write through the imported PD and MR"))
 			CHECK(!memcmp(abuf, bbuf, len),
@@ -853,6 +858,14 @@ static void test_import(void)
 	if (icq)
 		ibv_destroy_cq(icq);
 	ibv_unimport_mr(imr);
+	/* a parent domain over the imported PD outlives its unimport */
+	pattr.pd = ipd;
+	par = ibv_alloc_parent_domain(ic, &pattr);
+	CHECK(par, "parent domain over the imported PD");
+	ibv_unimport_pd(ipd);
+	if (par)
+		CHECK(!ibv_dealloc_pd(par), "... freed after the PD's unimport");
+	goto out;
 out_pd:
 	ibv_unimport_pd(ipd);
 out:

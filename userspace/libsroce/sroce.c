@@ -151,12 +151,21 @@ static struct ibv_pd *sroce_import_pd(struct ibv_context *ctx,
 		return NULL;
 	pd->ibv_pd.context = ctx;
 	pd->ibv_pd.handle = handle;
+	pd->imported = true;
+	pd->holds = 1;
 	return &pd->ibv_pd;
 }
 
-static void sroce_unimport_pd(struct ibv_pd *pd)
+static void sroce_pd_drop(struct sroce_pd *pd)
 {
-	free(to_spd(pd));
+	if (!__atomic_sub_fetch(&pd->holds, 1, __ATOMIC_ACQ_REL))
+		free(pd);
+}
+
+/* Parent domains made over it still point at our copy (holds). */
+static void sroce_unimport_pd(struct ibv_pd *ibpd)
+{
+	sroce_pd_drop(to_spd(ibpd));
 }
 
 static struct ibv_mr *sroce_import_mr(struct ibv_pd *pd, uint32_t handle)
@@ -238,6 +247,8 @@ sroce_alloc_parent_domain(struct ibv_context *ctx,
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 		parent->pd_context = attr->pd_context;
 	__atomic_add_fetch(&pd->parents, 1, __ATOMIC_RELAXED);
+	if (pd->imported)
+		__atomic_add_fetch(&pd->holds, 1, __ATOMIC_RELAXED);
 	return &parent->ibv_pd;
 }
 
@@ -247,8 +258,11 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 	int ret;
 
 	if (pd->protection) {
-		__atomic_sub_fetch(&to_spd(pd->protection)->parents, 1,
-				   __ATOMIC_RELAXED);
+		struct sroce_pd *prot = to_spd(pd->protection);
+
+		__atomic_sub_fetch(&prot->parents, 1, __ATOMIC_RELAXED);
+		if (prot->imported)
+			sroce_pd_drop(prot);
 		free(pd);
 		return 0;
 	}

@@ -127,6 +127,12 @@ struct sroce_pd {
 	struct ibv_pd *protection;	/* parent domains only */
 	void *pd_context;
 	uint32_t parents;		/* parent domains over this PD */
+	/*
+	 * Imported PDs: 1 for the import and 1 per parent domain over it;
+	 * whoever drops the last frees our copy.
+	 */
+	bool imported;
+	uint32_t holds;
 };
 struct sroce_ah {
 	struct ibv_ah ibv_ah;
