@@ -1166,6 +1166,17 @@ struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
 	struct sroce_wq *wq;
 	int ret;
 
+	if (attr->wq_type != IBV_WQT_RQ ||
+	    (attr->comp_mask & ~(uint32_t)IBV_WQ_INIT_ATTR_FLAGS) ||
+	    ((attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) && attr->create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->pd || !attr->cq || attr->pd->context != ctx ||
+	    attr->cq->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
 	wq = calloc(1, sizeof(*wq));
 	if (!wq)
 		return NULL;

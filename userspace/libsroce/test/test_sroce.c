@@ -304,8 +304,12 @@ static void test_unsupported(struct ibv_context *ctx)
 	      "ibv_open_xrcd: the kernel's refusal (this fake's) comes back");
 	memset(&wa, 0, sizeof(wa));
 	errno = 0;
+	check(ibv_create_wq(ctx, &wa) == NULL && errno == EINVAL,
+	      "ibv_create_wq without a PD or CQ: EINVAL, not a crash");
+	wa.wq_type = IBV_WQT_RQ + 1;
+	errno = 0;
 	check(ibv_create_wq(ctx, &wa) == NULL && errno == EOPNOTSUPP,
-	      "ibv_create_wq: EOPNOTSUPP");
+	      "ibv_create_wq of another type: EOPNOTSUPP");
 	errno = 0;
 	check(ibv_alloc_td(ctx, &ta) == NULL && errno == EOPNOTSUPP,
 	      "ibv_alloc_td: EOPNOTSUPP");
