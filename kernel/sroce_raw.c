@@ -190,6 +190,45 @@ out:
 	return NET_RX_SUCCESS;
 }
 
+/* One filter of a spec into @k; called for its value and for its mask. */
+static void flow_eth(struct sroce_flow_key *k,
+		     const struct ib_flow_eth_filter *f)
+{
+	memcpy(k->dmac, f->dst_mac, ETH_ALEN);
+	memcpy(k->smac, f->src_mac, ETH_ALEN);
+	k->ether_type = f->ether_type;
+	k->vlan_tag = f->vlan_tag;
+}
+
+static void flow_ipv4(struct sroce_flow_key *k,
+		      const struct ib_flow_ipv4_filter *f)
+{
+	k->v4_src = f->src_ip;
+	k->v4_dst = f->dst_ip;
+	k->v4_proto = f->proto;
+	k->v4_tos = f->tos;
+	k->v4_ttl = f->ttl;
+	k->v4_flags = f->flags;
+}
+
+static void flow_ipv6(struct sroce_flow_key *k,
+		      const struct ib_flow_ipv6_filter *f)
+{
+	memcpy(k->v6_src, f->src_ip, 16);
+	memcpy(k->v6_dst, f->dst_ip, 16);
+	k->v6_flow_label = f->flow_label;
+	k->v6_next_hdr = f->next_hdr;
+	k->v6_tclass = f->traffic_class;
+	k->v6_hop_limit = f->hop_limit;
+}
+
+static void flow_l4(struct sroce_flow_key *k,
+		    const struct ib_flow_tcp_udp_filter *f)
+{
+	k->l4_dport = f->dst_port;
+	k->l4_sport = f->src_port;
+}
+
 /* One ib_core spec into @r; IB_FLOW_SPEC_INNER and actions are refused. */
 static int sroce_flow_spec(struct sroce_flow_rule *r,
 			   const union ib_flow_spec *s)
@@ -200,58 +239,30 @@ static int sroce_flow_spec(struct sroce_flow_rule *r,
 	case IB_FLOW_SPEC_ETH:
 		if (s->size < sizeof(s->eth))
 			return -EINVAL;
-		memcpy(v->dmac, s->eth.val.dst_mac, ETH_ALEN);
-		memcpy(m->dmac, s->eth.mask.dst_mac, ETH_ALEN);
-		memcpy(v->smac, s->eth.val.src_mac, ETH_ALEN);
-		memcpy(m->smac, s->eth.mask.src_mac, ETH_ALEN);
-		v->ether_type = s->eth.val.ether_type;
-		m->ether_type = s->eth.mask.ether_type;
-		v->vlan_tag = s->eth.val.vlan_tag;
-		m->vlan_tag = s->eth.mask.vlan_tag;
+		flow_eth(v, &s->eth.val);
+		flow_eth(m, &s->eth.mask);
 		v->layers |= SROCE_FLOW_ETH;
 		return 0;
 	case IB_FLOW_SPEC_IPV4:
 		if (s->size < sizeof(s->ipv4))
 			return -EINVAL;
-		v->v4_src = s->ipv4.val.src_ip;
-		m->v4_src = s->ipv4.mask.src_ip;
-		v->v4_dst = s->ipv4.val.dst_ip;
-		m->v4_dst = s->ipv4.mask.dst_ip;
-		v->v4_proto = s->ipv4.val.proto;
-		m->v4_proto = s->ipv4.mask.proto;
-		v->v4_tos = s->ipv4.val.tos;
-		m->v4_tos = s->ipv4.mask.tos;
-		v->v4_ttl = s->ipv4.val.ttl;
-		m->v4_ttl = s->ipv4.mask.ttl;
-		v->v4_flags = s->ipv4.val.flags;
-		m->v4_flags = s->ipv4.mask.flags;
+		flow_ipv4(v, &s->ipv4.val);
+		flow_ipv4(m, &s->ipv4.mask);
 		v->layers |= SROCE_FLOW_IPV4;
 		return 0;
 	case IB_FLOW_SPEC_IPV6:
 		if (s->size < sizeof(s->ipv6))
 			return -EINVAL;
-		memcpy(v->v6_src, s->ipv6.val.src_ip, 16);
-		memcpy(m->v6_src, s->ipv6.mask.src_ip, 16);
-		memcpy(v->v6_dst, s->ipv6.val.dst_ip, 16);
-		memcpy(m->v6_dst, s->ipv6.mask.dst_ip, 16);
-		v->v6_flow_label = s->ipv6.val.flow_label;
-		m->v6_flow_label = s->ipv6.mask.flow_label;
-		v->v6_next_hdr = s->ipv6.val.next_hdr;
-		m->v6_next_hdr = s->ipv6.mask.next_hdr;
-		v->v6_tclass = s->ipv6.val.traffic_class;
-		m->v6_tclass = s->ipv6.mask.traffic_class;
-		v->v6_hop_limit = s->ipv6.val.hop_limit;
-		m->v6_hop_limit = s->ipv6.mask.hop_limit;
+		flow_ipv6(v, &s->ipv6.val);
+		flow_ipv6(m, &s->ipv6.mask);
 		v->layers |= SROCE_FLOW_IPV6;
 		return 0;
 	case IB_FLOW_SPEC_TCP:
 	case IB_FLOW_SPEC_UDP:
 		if (s->size < sizeof(s->tcp_udp))
 			return -EINVAL;
-		v->l4_dport = s->tcp_udp.val.dst_port;
-		m->l4_dport = s->tcp_udp.mask.dst_port;
-		v->l4_sport = s->tcp_udp.val.src_port;
-		m->l4_sport = s->tcp_udp.mask.src_port;
+		flow_l4(v, &s->tcp_udp.val);
+		flow_l4(m, &s->tcp_udp.mask);
 		v->layers |= s->type == IB_FLOW_SPEC_TCP ? SROCE_FLOW_TCP :
 							   SROCE_FLOW_UDP;
 		return 0;
