@@ -238,15 +238,18 @@ check-6.12: vm-ready
 		scripts/run-tests.sh -x unit,provider,style,harness/detect_warn$(if $(T),,$(comma)deb_install) \
 		$(if $(T),-t '$(T)')
 
-# rdma-core 56: guests of the same 6.12 whose root is Debian 13's
-# (.cache/trixie-root, scripts/rdma-core-56.sh), with the provider built
-# there against its rdma-core 56. T= narrows; pyverbs by default.
+# Debian 13 as its users run it: guests of trixie's own kernel
+# (KVER_TRIXIE) whose root is Debian 13's (.cache/trixie-root,
+# scripts/rdma-core-56.sh), with the provider built there against its
+# rdma-core 56 and the module built there with its gcc-14
+# (scripts/trixie-kernel.sh). T= narrows; pyverbs by default.
 STAGE_TRIXIE := $(BUILD)/stage-trixie
+MOD_TRIXIE := $(BUILD)/mod-trixie
 check-trixie: vm-ready
-	$(MAKE) module-6.12
 	scripts/rdma-core-56.sh guest $(STAGE_TRIXIE)
-	install -D -m 644 $(MOD612)/kernel/sroce.ko $(STAGE_TRIXIE)/lib/modules/$(KVER_612)/updates/sroce.ko
-	SROCE_KVER=$(KVER_612) SROCE_STAGE=$(STAGE_TRIXIE) SROCE_RESULTS=$(BUILD)/results-trixie \
+	scripts/trixie-kernel.sh $(MOD_TRIXIE)
+	install -D -m 644 $(MOD_TRIXIE)/kernel/sroce.ko $(STAGE_TRIXIE)/lib/modules/$(KVER_TRIXIE)/updates/sroce.ko
+	SROCE_KVER=$(KVER_TRIXIE) SROCE_STAGE=$(STAGE_TRIXIE) SROCE_RESULTS=$(BUILD)/results-trixie \
 		SROCE_ROOTFS=$(CURDIR)/.cache/trixie-root \
 		scripts/run-tests.sh -t '$(if $(T),$(T),pyverbs)'
 
