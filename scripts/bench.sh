@@ -139,10 +139,10 @@ for mtu in $BENCH_MTUS; do
 	rm -rf "$dir/raw" "$dir/retries"
 	mkdir -p "$dir/raw"
 	bws=$BW_SIZES bwq=$BW_QPS lats=$LAT_SIZES pps=$PP_SIZES msgrate=1
-	tcps=$TCP_SIZES tcpp=$TCP_P pings=$PING_SIZES
+	tcps=$TCP_SIZES tcpp=$TCP_P pings=$PING_SIZES udps="64 ibmtu"
 	if [[ $mtu != "$MTU1" && $FULL_ALL != 1 ]] && ((!QUICK)); then
 		bws="4096 65536 1048576" bwq=1 lats=4096 pps=4096 msgrate=
-		tcps="4096 65536 1048576" tcpp=1 pings=4096
+		tcps="4096 65536 1048576" tcpp=1 pings=4096 udps=ibmtu
 	fi
 	# Read by selftests/bench/lib.sh in both guests (BENCH_DEVS is set per
 	# boot by boot_pair).
@@ -164,6 +164,7 @@ for mtu in $BENCH_MTUS; do
 		BENCH_TCP_SIZES="$tcps"
 		BENCH_TCP_P="$tcpp"
 		BENCH_PING_SIZES="$pings"
+		BENCH_UDP_SIZES="$udps"
 		BENCH_PING_COUNT=$PING_COUNT
 		BENCH_SCALE_QPS="$BENCH_SCALE_QPS"
 		BENCH_SCALE_MTU="$MTU1"

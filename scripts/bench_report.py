@@ -115,6 +115,25 @@ def parse_iperf(text):
             "retrans": snd.get("retransmits")}
 
 
+def parse_udp(text, size):
+    """iperf3 -u: what arrived, as datagrams per second and as RoCE payload
+    (SIZE bytes per datagram of SIZE + 16)."""
+    try:
+        j = json.loads(text[text.index("{"):])
+    except (ValueError, json.JSONDecodeError):
+        return None
+    rcv = j.get("end", {}).get("sum_received") or {}
+    if not rcv.get("seconds") or "bytes" not in rcv:
+        return None
+    fps = rcv["bytes"] / (size + 16) / rcv["seconds"]
+    return {"fps": fps, "bw_mib": fps * size / MIB}
+
+
+def ib_mtu(mtu):
+    """The path MTU the bench's RDMA tools use at this netdev MTU."""
+    return 4096 if mtu >= 4096 + 100 else 2048 if mtu >= 2048 + 100 else 1024
+
+
 def parse_ping(text):
     t = [float(x) for x in re.findall(r"time=([\d.]+) ms", text)]
     m = re.search(r"(\d+) packets transmitted, (\d+) received", text)
@@ -279,8 +298,10 @@ def collect(run):
                     res = parse_perftest_bw(client)
                 elif test.endswith("lat"):
                     res = parse_perftest_lat(client)
-                elif test == "pingpong":
+                elif test in ("pingpong", "pingpongev"):
                     res = parse_pingpong(client)
+                elif test == "udp":
+                    res = parse_udp(client, int(m.group("size")))
                 elif test == "iperf":
                     res = parse_iperf(client)
                 elif test == "ping":
@@ -477,7 +498,9 @@ class Report:
         self.w("## Bandwidth (MiB/s)")
         self.w()
         self.w("TCP column: iperf3 with the same write size (-l) and 1 stream for 1 QP, "
-               "-P 4 for 4 QPs.")
+               "-P 4 for 4 QPs. Link ceiling: what the link delivers in frames of the "
+               "test's RoCE data frame (payload min(size, IB MTU)), as payload MiB/s; see "
+               "\"Link ceiling\" below.")
         self.w()
         for mtu in self.mtus:
             keys = sorted({(k[2], k[3], k[4]) for k in self.d["runs"]
@@ -492,11 +515,13 @@ class Report:
             for test, size, q in keys:
                 c = {d: self.cell(d, mtu, test, size, q, "bw_mib") for d in DEVS}
                 tcp = self.cell("tcp", mtu, "iperf", size, q, "bw_mib")
+                ceil = self.cell("tcp", mtu, "udp", min(size, ib_mtu(mtu)), 1, "bw_mib")
                 rows.append((test.replace("bw", "_bw"), size_name(size), q,
-                             c["sroce"][0], c["rxe"][0], tcp[0],
-                             ratio(c["sroce"][1], c["rxe"][1]), ratio(c["sroce"][1], tcp[1])))
-            self.table(("test", "size", "QPs", "sroce", "rxe", "TCP", "sroce/rxe", "sroce/TCP"),
-                       rows)
+                             c["sroce"][0], c["rxe"][0], tcp[0], ceil[0],
+                             ratio(c["sroce"][1], c["rxe"][1]), ratio(c["sroce"][1], tcp[1]),
+                             ratio(c["sroce"][1], ceil[1])))
+            self.table(("test", "size", "QPs", "sroce", "rxe", "TCP", "link ceiling",
+                        "sroce/rxe", "sroce/TCP", "sroce/ceiling"), rows)
         rows = []
         for mtu in self.mtus:
             c = {d: self.cell(d, mtu, "msgrate", 8, 4, "kpps") for d in DEVS}
@@ -547,6 +572,29 @@ class Report:
         self.w()
         self.table(("test", "size", "QPs/streams", "MTU", "sroce", "rxe", "TCP"), rows)
 
+    def ceiling(self):
+        rows = []
+        for mtu in self.mtus:
+            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and k[2] == "udp"}):
+                runs = self.d["runs"].get(("tcp", mtu, "udp", size, 1), [])
+                fps = med([r.get("fps") for r in runs])
+                bw = med([r.get("bw_mib") for r in runs])
+                if fps is None:
+                    continue
+                rows.append((mtu, ib_mtu(mtu), f"{size} B", f"{size + 16} B",
+                             f"{fps / 1000:.1f}k", fmt(bw), len(runs)))
+        if not rows:
+            return
+        self.w("## Link ceiling")
+        self.w()
+        self.w("iperf3 -u -b 0, one stream, datagrams of a RoCE data frame's UDP payload "
+               "(BTH 12 + payload + ICRC 4), counted where they arrive; the ceiling is that "
+               "rate times the RoCE payload per frame. A transport over UDP cannot move more "
+               "payload in frames of that size on this link.")
+        self.w()
+        self.table(("MTU", "IB MTU", "RoCE payload per frame", "UDP datagram", "datagrams/s",
+                    "payload MiB/s", "runs"), rows)
+
     def latency(self):
         self.w("## Latency (usec)")
         self.w()
@@ -557,15 +605,25 @@ class Report:
         for mtu in self.mtus:
             rows = []
             keys = sorted({(k[2], k[3]) for k in self.d["runs"] if k[1] == mtu and
-                           (k[2].endswith("lat") or k[2] == "pingpong")})
+                           (k[2].endswith("lat") or k[2].startswith("pingpong"))})
             for test, size in keys:
-                field = "usec" if test == "pingpong" else "typ"
+                field = "usec" if test.startswith("pingpong") else "typ"
                 s = self.cell("sroce", mtu, test, size, 1, field)
                 r = self.cell("rxe", mtu, test, size, 1, field)
                 sp = self.cell("sroce", mtu, test, size, 1, "p99")[0] if field == "typ" else ""
                 rp = self.cell("rxe", mtu, test, size, 1, "p99")[0] if field == "typ" else ""
-                rows.append((test.replace("lat", "_lat").replace("pingpong", "rc_pingpong"),
+                name = test.replace("lat", "_lat").replace("pingpongev", "rc_pingpong -e")
+                rows.append((name.replace("pingpong", "rc_pingpong", 1)
+                             if not name.startswith("rc_") else name,
                              size_name(size), s[0], sp, r[0], rp, ratio(s[1], r[1])))
+            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and
+                                k[2] == "pingpongev"}):
+                for dev in DEVS:
+                    ev = self.cell(dev, mtu, "pingpongev", size, 1, "usec")[1]
+                    po = self.cell(dev, mtu, "pingpong", size, 1, "usec")[1]
+                    if ev is not None and po is not None:
+                        rows.append((f"{dev}: rc_pingpong -e / polled", size_name(size),
+                                     "", "", "", "", ratio(ev, po)))
             for (dev, m, test, size, q) in sorted(self.d["runs"]):
                 if m == mtu and test == "ping":
                     a = self.cell("icmp", mtu, "ping", size, q, "med_us")[0]
@@ -778,6 +836,7 @@ def main():
     rep.header()
     rep.bandwidth()
     rep.frames()
+    rep.ceiling()
     rep.latency()
     rep.cpu()
     rep.counters()

@@ -29,6 +29,19 @@ tcp_section() {
 					-l "$size" -P "$p" -J || { abandon tcp $?; return; }
 			done
 		done
+		# The link's ceiling for RoCE's frames: UDP datagrams of a
+		# RoCE data frame's UDP payload (BTH 12 + SIZE + ICRC 4) at an
+		# unlimited rate, counted where they arrive. "ibmtu" is a full
+		# frame of the path MTU.
+		for size in $BENCH_UDP_SIZES; do
+			[[ $size == ibmtu ]] && size=$IBMTU
+			id=tcp_m${MTU}_udp_s${size}_p1_r$rep
+			next_port
+			run "$id" $((BENCH_DUR + 90)) "$PORT" \
+				iperf3 -s -1 -p "$PORT" -- \
+				iperf3 -c "$PEER" -p "$PORT" -u -b 0 -l $((size + 16)) \
+				-t $((BENCH_DUR - 2 * BENCH_MARGIN)) -O "$BENCH_MARGIN" -J || { abandon tcp $?; return; }
+		done
 		for size in $BENCH_PING_SIZES; do
 			id=icmp_m${MTU}_ping_s${size}_r$rep
 			run "$id" 120 0 -- \
@@ -82,14 +95,18 @@ rdma_section() {
 					"ib_${t}_lat" "${common[@]}" "$PEER" || { stop_section "$kind" "$dev" $?; return; }
 			done
 		done
+		# Polled, then with completion events (-e: ibv_req_notify_cq and
+		# ibv_get_cq_event on both sides), as many programs run.
 		for size in $BENCH_PP_SIZES; do
-			id=${kind}_m${MTU}_pingpong_s${size}_r$rep
-			next_port
-			common=(-d "$dev" -g "$GID" -p "$PORT" -s "$size" -m "$IBMTU"
-				-n "$BENCH_PP_ITERS")
-			run "$id" "$BENCH_LAT_TIMEOUT" "$PORT" \
-				ibv_rc_pingpong "${common[@]}" -- \
-				ibv_rc_pingpong "${common[@]}" "$PEER" || { stop_section "$kind" "$dev" $?; return; }
+			for ev in "" -e; do
+				id=${kind}_m${MTU}_pingpong${ev:+ev}_s${size}_r$rep
+				next_port
+				common=(-d "$dev" -g "$GID" -p "$PORT" -s "$size" -m "$IBMTU"
+					-n "$BENCH_PP_ITERS" ${ev:+"$ev"})
+				run "$id" "$BENCH_LAT_TIMEOUT" "$PORT" \
+					ibv_rc_pingpong "${common[@]}" -- \
+					ibv_rc_pingpong "${common[@]}" "$PEER" || { stop_section "$kind" "$dev" $?; return; }
+			done
 		done
 	done
 	if [[ " $BENCH_SCALE_MTU " == *" $MTU "* ]]; then
