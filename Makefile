@@ -117,14 +117,16 @@ check: vm-ready
 	scripts/run-tests.sh $(if $(T),-t '$(T)',-x deb_install,$(LONG_TESTS))
 
 # Tests that would push make check past half an hour on two TCG cores
-# (about twelve minutes): rxe interop at path MTU 4096 and under 1% loss,
+# (about sixteen minutes): rxe interop at path MTU 4096 and under 1% loss,
 # the bytes on the wire, teardown under traffic, netem loss and reorder,
-# qperf, rmmod with a held device, the transmit and READ budgets between
-# two VMs, and CPU hotplug under traffic. .ci/run runs them after make
-# check.
+# qperf, UCX and the stock tools, rdma_cm between two VMs, rmmod with a
+# held device, the transmit and READ budgets between two VMs, CPU hotplug
+# under traffic, the wire fuzzer's short run and network namespaces (also
+# in CI's 6.12 subset). .ci/run runs them after make check.
 LONG_LIST := interop_mtu4096 interop_loss wire_capture teardown_two_vm \
 	netem_two_vm qperf_two_vm rmmod_held_two_vm tx_budget_two_vm \
-	teardown_read_budget_two_vm cpu_hotplug
+	teardown_read_budget_two_vm cpu_hotplug tools_two_vm cm_two_vm \
+	fuzz_wire netns
 empty :=
 comma := ,
 LONG_TESTS := $(subst $(empty) $(empty),$(comma),$(strip $(LONG_LIST)))
