@@ -176,6 +176,12 @@ static int sroce_raw_tap(struct sk_buff *skb, struct net_device *ndev,
 	if (!frame)
 		goto out;
 	skb_push(frame, ETH_HLEN);
+	/* QPs get the frame as it was on the wire, its tag back inside */
+	if (skb_vlan_tag_present(frame)) {
+		frame = __vlan_hwaccel_push_inside(frame);
+		if (!frame)
+			goto out;
+	}
 	/* a WQ's receive copies from one linear frame */
 	if (skb_linearize(frame)) {
 		consume_skb(frame);
@@ -456,19 +462,70 @@ static int sroce_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Empties the ring: ERR completes each posted WQE with a flush error,
+ * RESET drops them. Either way the kernel index moves up to the
+ * producer's, so the provider never rewinds. rq.lock orders this against
+ * a frame taking a WQE (sroce_srq_take()).
+ */
+static void sroce_wq_drain(struct sroce_wq *wq, bool complete)
+{
+	struct sroce_queue *q = &wq->rq.rq;
+	struct sroce_cqe cqe = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp_num = wq->ibwq.wq_num,
+		.port_num = SROCE_PORT,
+	};
+	struct sroce_recv_wqe hdr;
+	unsigned long flags;
+	bool notify = false;
+	u32 n;
+
+	spin_lock_irqsave(&wq->rq.lock, flags);
+	if (sroce_queue_avail(q, q->kidx, &n))
+		goto out;	/* corrupt ring: nothing trustworthy to flush */
+	while (n--) {
+		if (complete) {
+			memcpy(&hdr, sroce_queue_slot(q, q->kidx), sizeof(hdr));
+			cqe.wr_id = hdr.wr_id;
+			/* a full CQ is in error already: nothing more to say */
+			sroce_cq_post_quiet(wq->rq.cq, &cqe, false, &notify);
+		}
+		q->kidx++;
+	}
+	sroce_queue_publish_cons(q);
+out:
+	spin_unlock_irqrestore(&wq->rq.lock, flags);
+	if (notify)
+		sroce_cq_notify(wq->rq.cq);
+}
+
+/*
+ * RESET -> RDY -> ERR -> RESET, and any state to RESET or ERR. A WQ in ERR
+ * flushes what is posted on every move to ERR: the provider makes one
+ * after posting to a WQ in ERR, as no doorbell exists to catch it.
+ */
 static int sroce_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
 			   u32 mask, struct ib_udata *udata)
 {
 	struct sroce_wq *wq = to_swq(ibwq);
+	enum ib_wq_state cur = wq->state, next;
 
 	if (!sroce_udata_in_ok(udata) || (mask & ~(IB_WQ_STATE | IB_WQ_CUR_STATE)))
 		return -EOPNOTSUPP;
+	if ((mask & IB_WQ_CUR_STATE) && attr->curr_wq_state != cur)
+		return -EINVAL;
 	if (!(mask & IB_WQ_STATE))
 		return 0;
-	if (attr->wq_state != IB_WQS_RESET && attr->wq_state != IB_WQS_RDY &&
-	    attr->wq_state != IB_WQS_ERR)
+	next = attr->wq_state;
+	if ((next != IB_WQS_RESET && next != IB_WQS_RDY && next != IB_WQS_ERR) ||
+	    (next == IB_WQS_RDY && cur == IB_WQS_ERR))
 		return -EINVAL;
-	WRITE_ONCE(wq->state, attr->wq_state);
+	/* uverbs holds the WQ exclusively here: no other modify runs */
+	WRITE_ONCE(wq->state, next);
+	if (next != IB_WQS_RDY)
+		sroce_wq_drain(wq, next == IB_WQS_ERR);
 	return 0;
 }
 

@@ -13,8 +13,18 @@
 
 RH="/usr/bin/python3 $REPO/selftests/verbs/raw_hostile.py"
 t_ok "sroce0 up" sroce_up || { t_done; exit 1; }
-t_ok "bad frames, refused flows, flow limit, flood into one WQE" \
+t_ok "bad frames, refused flows, flow limit, flood into one WQE, WQ states" \
 	timeout 200 $RH sroce0 eth0 checks
+
+# Frames that come in through a netdev's receive path, where the stack has
+# taken any VLAN tag out of the frame: a veth pair, the device on one end.
+ip link add vraw0 type veth peer name vraw1 && ip link set vraw0 up &&
+	ip link set vraw1 up
+t_ok "rdma link add sroce_v on a veth" rdma link add sroce_v type sroce netdev vraw0
+t_ok "frames from the wire, one tagged, reach a flow whole" \
+	timeout 100 $RH sroce_v vraw0 wire vraw1
+t_ok "rdma link delete sroce_v" rdma link delete sroce_v
+ip link del vraw0
 
 $RH sroce0 eth0 sink > /tmp/sink.out 2>&1 &
 SINK=$!

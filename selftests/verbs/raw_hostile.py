@@ -3,12 +3,18 @@
 """
 Raw packet QPs and flows under bad input, through pyverbs:
   raw_hostile.py DEV NETDEV checks   frames of bad length, refused flows,
-                                     the flow limit, a flood into one WQE
+                                     the flow limit, a flood into one WQE,
+                                     a receive WQ through its states
   raw_hostile.py DEV NETDEV sink     a flow and receives, until killed
   raw_hostile.py DEV NETDEV flood N  N frames to the group the sink takes
+  raw_hostile.py DEV NETDEV wire PEER
+                                     frames sent into PEER (NETDEV's veth
+                                     peer), one 802.1Q-tagged, arrive
+                                     through a flow byte for byte
 One "ok"/"not ok" line per check; exit 0 only if all passed.
 """
 import errno
+import socket
 import sys
 import time
 
@@ -20,6 +26,7 @@ from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.spec import EthSpec, Ipv4ExtSpec, Ipv6Spec
+from pyverbs.wq import WQ, WQAttr, WQInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 import pyverbs.enums as e
 
@@ -147,6 +154,94 @@ def checks(dev, netdev, ctx, pd, mr):
     tx.qp.close()
 
 
+def wq_checks(ctx, pd, mr):
+    """Receive WQs: ERR flushes what is posted, also what is posted while
+    in ERR; ERR -> RDY is refused; RESET drops what is posted; the ring
+    stays consistent across all of it."""
+    cq = CQ(ctx, 64)
+    wq = WQ(ctx, WQInitAttr(wq_context=None, wq_pd=pd, wq_cq=cq,
+                            wq_type=e.IBV_WQT_RQ, max_wr=8, max_sge=1))
+
+    def move(state):
+        wq.modify(WQAttr(attr_mask=e.IBV_WQ_ATTR_STATE, wq_state=state))
+
+    def post(*ids):
+        for i in ids:
+            wq.post_recv(RecvWR(wr_id=i, num_sge=1,
+                                sg=[SGE(mr.buf, 64, mr.lkey)]), None)
+
+    def flushed(n, secs=5):
+        wcs, end = [], time.time() + secs
+        while len(wcs) < n + 1 and time.time() < end:
+            got, more = cq.poll(8)
+            wcs += more[:got]
+        return [(w.wr_id, w.status, w.qp_num) for w in wcs]
+
+    def want(*ids):
+        return [(i, e.IBV_WC_WR_FLUSH_ERR, wq.wqn) for i in ids]
+
+    move(e.IBV_WQS_RDY)
+    post(1, 2, 3)
+    move(e.IBV_WQS_ERR)
+    got = flushed(3, 2)
+    check(got == want(1, 2, 3),
+          f'WQ RDY -> ERR: its 3 WQEs complete with FLUSH_ERR, in order ({got})')
+    post(4, 5)
+    got = flushed(2, 2)
+    check(got == want(4, 5),
+          f'WQEs posted to a WQ in ERR are flushed too ({got})')
+    try:
+        move(e.IBV_WQS_RDY)
+        err = 0
+    except PyverbsRDMAError as ex:
+        err = ex.error_code
+    check(err == errno.EINVAL, f'WQ ERR -> RDY is refused with EINVAL ({err})')
+    move(e.IBV_WQS_RESET)
+    move(e.IBV_WQS_RDY)
+    post(6, 7)
+    move(e.IBV_WQS_RESET)
+    move(e.IBV_WQS_RDY)
+    post(8)
+    move(e.IBV_WQS_ERR)
+    got = flushed(1, 2)
+    check(got == want(8),
+          f'WQ RDY -> RESET drops its WQEs: a later flush has only the '
+          f'one posted since ({got})')
+    wq.close()
+    cq.close()
+
+
+def wire_checks(netdev, peer, ctx, pd, mr):
+    """Frames from the wire reach a flow as they were sent: a tag the
+    receiving netdev took out of the frame goes back in."""
+    mac = open(f'/sys/class/net/{netdev}/address').read().strip()
+    r = Raw(ctx, pd)
+    attr = FlowAttr(num_of_specs=1, port=1)
+    attr.specs.append(EthSpec(ether_type=0x0800, dst_mac=mac))
+    flow = Flow(r.qp, attr)
+    dst = bytes.fromhex(mac.replace(':', ''))
+    src = bytes.fromhex('02aabbccddee')
+    body = bytes((i * 7) & 0xff for i in range(300))
+    plain = dst + src + b'\x08\x00' + body
+    tagged = dst + src + b'\x81\x00' + (0x2005).to_bytes(2, 'big') + \
+        b'\x08\x00' + body
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((peer, 0))
+    for i, (f, what) in enumerate(((plain, 'an untagged frame'),
+                                   (tagged, 'a frame tagged VLAN 5, PCP 1'))):
+        r.recv(mr, 4096 * (i + 1))
+        s.send(f)
+        wcs = r.poll(1, 10)
+        got = mr.read(len(f), 4096 * (i + 1)) if wcs else b''
+        check(len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS and
+              wcs[0].byte_len == len(f) and got == f,
+              f'{what} from the wire arrives whole, byte for byte '
+              f'({[(w.status, w.byte_len) for w in wcs]})')
+    s.close()
+    flow.close()
+    r.qp.close()
+
+
 def main():
     dev, netdev, mode = sys.argv[1:4]
     ctx = Context(name=dev)
@@ -154,6 +249,7 @@ def main():
     mr = MR(pd, 1 << 16, e.IBV_ACCESS_LOCAL_WRITE)
     if mode == 'checks':
         checks(dev, netdev, ctx, pd, mr)
+        wq_checks(ctx, pd, mr)
     elif mode == 'sink':
         r = Raw(ctx, pd, nrecv=64)
         attr = FlowAttr(num_of_specs=1, port=1)
@@ -165,6 +261,8 @@ def main():
         while True:
             for _ in r.poll(64, 1):
                 r.recv(mr, 0)
+    elif mode == 'wire':
+        wire_checks(netdev, sys.argv[4], ctx, pd, mr)
     else:
         r = Raw(ctx, pd)
         for i in range(int(sys.argv[4])):

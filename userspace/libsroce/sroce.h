@@ -150,6 +150,7 @@ struct sroce_wq {
 	struct ibv_wq ibv_wq;
 	struct sroce_ring ring;
 	uint32_t max_sge;
+	bool in_err;		/* last successful modify went to ERR */
 };
 
 struct sroce_qp {

@@ -1154,8 +1154,20 @@ static int sroce_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
 	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
+	struct ibv_wq_attr attr = {
+		.attr_mask = IBV_WQ_ATTR_STATE,
+		.wq_state = IBV_WQS_ERR,
+	};
+	int ret;
 
-	return sroce_post_recv_ring(&wq->ring, wq->max_sge, wr, bad_wr);
+	ret = sroce_post_recv_ring(&wq->ring, wq->max_sge, wr, bad_wr);
+	/*
+	 * A WQ in ERR completes what is posted to it with a flush error, and
+	 * no doorbell tells the kernel: a move to ERR again makes it flush.
+	 */
+	if (!ret && __atomic_load_n(&wq->in_err, __ATOMIC_RELAXED))
+		sroce_modify_wq(ibwq, &attr);
+	return ret;
 }
 
 struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
@@ -1205,12 +1217,18 @@ struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
 	return &wq->ibv_wq;
 }
 
-int sroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
+int sroce_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 {
+	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
 	struct ibv_modify_wq cmd;
+	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
-	return ibv_cmd_modify_wq(wq, attr, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_wq(ibwq, attr, &cmd, sizeof(cmd));
+	if (!ret && (attr->attr_mask & IBV_WQ_ATTR_STATE))
+		__atomic_store_n(&wq->in_err, attr->wq_state == IBV_WQS_ERR,
+				 __ATOMIC_RELAXED);
+	return ret;
 }
 
 int sroce_destroy_wq(struct ibv_wq *ibwq)
