@@ -112,6 +112,9 @@ t_ok "sroce loaded" sroce_loaded
 t_ok "sroce0 port ACTIVE" \
 	wait_for "grep -q ACTIVE /sys/class/infiniband/sroce0/ports/1/state" 60
 t_ok "the provider is libsroce's" dpkg -S "$PROVIDER_DIR/libsroce-rdmav34.so"
+MAN=/usr/share/man/man7/sroce.7.gz
+t_ok "sroce(7) installed by libsroce" dpkg -S $MAN
+t_ok "... and it is the sroce page" sh -c "zcat $MAN | grep -q '^\.TH SROCE 7'"
 ibv_lists_sroce0() {
 	local d
 	d=$(ibv_devices) || return 1
@@ -140,6 +143,7 @@ t_fail "no provider left" sh -c "find $PROVIDER_DIR -name 'libsroce*' | grep ."
 t_ok "sroce.driver kept until purge (conffile)" test -e $DRIVER
 t_ok "apt-get purge sroce-dkms libsroce" apt_run purge sroce-dkms libsroce
 t_fail "no sroce module, provider or driver file after the purge" sroce_files
+t_fail "no sroce(7) after the purge" test -e $MAN
 t_fail "no DKMS tree or source left" \
 	sh -c 'ls -d /var/lib/dkms/sroce /usr/src/sroce-* 2>/dev/null | grep .'
 # Purged packages dpkg still lists are "un" or "pn".
