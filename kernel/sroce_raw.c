@@ -12,13 +12,15 @@
  * every frame that arrives to them, and each QP whose flow matches gets a
  * copy.  A tap cannot take a frame from the stack, so flows here behave
  * as IB_FLOW_ATTR_FLAGS_DONT_TRAP asks whether asked or not: the stack
- * sees every frame too.  A frame arriving with an 802.1Q tag matches on
- * the tag but is delivered without it (the stack has taken it out).
+ * sees every frame too.  A frame that arrived with an 802.1Q tag matches
+ * on the tag and is delivered with it put back (the stack took it out).
  *
  * RSS: a raw packet QP made over an indirection table of receive WQs
  * has no queues of its own and needs no modify; a frame its flow selects
  * goes to the WQ its Toeplitz hash picks, and completes on that WQ's CQ
  * with the WQ's number.  A WQ is an SRQ's ring that only RSS consumes.
+ * Frames read a WQ's state under RCU, so a move out of RDY waits a grace
+ * period before it empties the ring: no frame takes a WQE after that.
  *
  * Lifetime: ib_core keeps a QP from being destroyed while a flow points at
  * it; a flow leaves dev->flows and waits out an RCU grace period before it
@@ -26,6 +28,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 
 #include "sroce.h"
@@ -55,7 +58,8 @@ struct sroce_rwq_ind_table {
 struct sroce_wq {
 	struct ib_wq ibwq;
 	struct sroce_srq rq;		/* rq.cq: the WQ's CQ */
-	enum ib_wq_state state;
+	struct mutex state_mutex;	/* modify_wq: uverbs only reads-locks */
+	enum ib_wq_state state;		/* written under state_mutex */
 };
 
 static struct sroce_wq *to_swq(struct ib_wq *ibwq)
@@ -419,6 +423,7 @@ static struct ib_wq *sroce_create_wq(struct ib_pd *pd,
 	if (err)
 		goto err_free;
 	wq->rq.cq = to_scq(init->cq);
+	mutex_init(&wq->state_mutex);
 	wq->state = IB_WQS_RESET;
 	/* numbered among the SRQs, never published there */
 	err = xa_alloc_cyclic(&dev->srqs, &wq->rq.srq_num, NULL,
@@ -457,6 +462,7 @@ static int sroce_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
 
 	xa_erase(&dev->srqs, wq->rq.srq_num);
 	sroce_queue_cleanup(&wq->rq.rq);
+	mutex_destroy(&wq->state_mutex);
 	kfree(wq);
 	atomic_dec(&dev->num_srq);
 	return 0;
@@ -483,8 +489,11 @@ static void sroce_wq_drain(struct sroce_wq *wq, bool complete)
 	u32 n;
 
 	spin_lock_irqsave(&wq->rq.lock, flags);
-	if (sroce_queue_avail(q, q->kidx, &n))
-		goto out;	/* corrupt ring: nothing trustworthy to flush */
+	if (sroce_queue_avail(q, q->kidx, &n)) {
+		/* corrupt ring: nothing trustworthy to flush */
+		sroce_queue_set_state(q, SROCE_RING_ERROR);
+		goto out;
+	}
 	while (n--) {
 		if (complete) {
 			memcpy(&hdr, sroce_queue_slot(q, q->kidx), sizeof(hdr));
@@ -510,23 +519,30 @@ static int sroce_modify_wq(struct ib_wq *ibwq, struct ib_wq_attr *attr,
 			   u32 mask, struct ib_udata *udata)
 {
 	struct sroce_wq *wq = to_swq(ibwq);
-	enum ib_wq_state cur = wq->state, next;
+	enum ib_wq_state cur, next;
+	int err = 0;
 
 	if (!sroce_udata_in_ok(udata) || (mask & ~(IB_WQ_STATE | IB_WQ_CUR_STATE)))
 		return -EOPNOTSUPP;
-	if ((mask & IB_WQ_CUR_STATE) && attr->curr_wq_state != cur)
-		return -EINVAL;
+	mutex_lock(&wq->state_mutex);
+	cur = wq->state;
+	next = (mask & IB_WQ_STATE) ? attr->wq_state : cur;
+	if (((mask & IB_WQ_CUR_STATE) && attr->curr_wq_state != cur) ||
+	    (next != IB_WQS_RESET && next != IB_WQS_RDY && next != IB_WQS_ERR) ||
+	    (next == IB_WQS_RDY && cur == IB_WQS_ERR)) {
+		err = -EINVAL;
+		goto out;
+	}
 	if (!(mask & IB_WQ_STATE))
-		return 0;
-	next = attr->wq_state;
-	if ((next != IB_WQS_RESET && next != IB_WQS_RDY && next != IB_WQS_ERR) ||
-	    (next == IB_WQS_RDY && cur == IB_WQS_ERR))
-		return -EINVAL;
-	/* uverbs holds the WQ exclusively here: no other modify runs */
+		goto out;
 	WRITE_ONCE(wq->state, next);
+	if (cur == IB_WQS_RDY && next != IB_WQS_RDY)
+		synchronize_net();	/* frames that saw RDY are done */
 	if (next != IB_WQS_RDY)
 		sroce_wq_drain(wq, next == IB_WQS_ERR);
-	return 0;
+out:
+	mutex_unlock(&wq->state_mutex);
+	return err;
 }
 
 static DEFINE_IDA(sroce_ind_tbl_ida);

@@ -18,8 +18,8 @@ t_ok "bad frames, refused flows, flow limit, flood into one WQE, WQ states" \
 
 # Frames that come in through a netdev's receive path, where the stack has
 # taken any VLAN tag out of the frame: a veth pair, the device on one end.
-ip link add vraw0 type veth peer name vraw1 && ip link set vraw0 up &&
-	ip link set vraw1 up
+t_ok "a veth pair vraw0/vraw1 up" sh -c 'ip link add vraw0 type veth peer name vraw1 &&
+	ip link set vraw0 up && ip link set vraw1 up'
 t_ok "rdma link add sroce_v on a veth" rdma link add sroce_v type sroce netdev vraw0
 t_ok "frames from the wire, one tagged, reach a flow whole" \
 	timeout 100 $RH sroce_v vraw0 wire vraw1

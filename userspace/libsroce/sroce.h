@@ -150,7 +150,8 @@ struct sroce_wq {
 	struct ibv_wq ibv_wq;
 	struct sroce_ring ring;
 	uint32_t max_sge;
-	bool in_err;		/* last successful modify went to ERR */
+	pthread_mutex_t modify_lock;	/* orders modify_wq's in_err updates */
+	bool in_err;		/* in ERR, or being moved there */
 };
 
 struct sroce_qp {

@@ -1155,18 +1155,28 @@ static int sroce_post_wq_recv(struct ibv_wq *ibwq, struct ibv_recv_wr *wr,
 {
 	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
 	struct ibv_wq_attr attr = {
-		.attr_mask = IBV_WQ_ATTR_STATE,
+		.attr_mask = IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE,
 		.wq_state = IBV_WQS_ERR,
+		.curr_wq_state = IBV_WQS_ERR,
 	};
+	struct ibv_modify_wq cmd;
 	int ret;
 
 	ret = sroce_post_recv_ring(&wq->ring, wq->max_sge, wr, bad_wr);
+	if (ret && *bad_wr == wr)
+		return ret;
 	/*
 	 * A WQ in ERR completes what is posted to it with a flush error, and
-	 * no doorbell tells the kernel: a move to ERR again makes it flush.
+	 * no doorbell tells the kernel: a move from ERR to ERR makes it flush
+	 * (refused if the WQ left ERR meanwhile). The fence orders the
+	 * producer index published above before the read of in_err, against
+	 * sroce_modify_wq() setting in_err before the kernel reads the index.
 	 */
-	if (!ret && __atomic_load_n(&wq->in_err, __ATOMIC_RELAXED))
-		sroce_modify_wq(ibwq, &attr);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&wq->in_err, __ATOMIC_RELAXED)) {
+		memset(&cmd, 0, sizeof(cmd));
+		ibv_cmd_modify_wq(ibwq, &attr, &cmd, sizeof(cmd));
+	}
 	return ret;
 }
 
@@ -1213,21 +1223,35 @@ struct ibv_wq *sroce_create_wq(struct ibv_context *ctx,
 	wq->max_sge = sroce_min_u32(attr->max_sge,
 				    (wq->ring.stride - SROCE_RECV_WQE_HDR) /
 				    sizeof(struct sroce_sge));
+	pthread_mutex_init(&wq->modify_lock, NULL);
 	wq->ibv_wq.post_recv = sroce_post_wq_recv;
 	return &wq->ibv_wq;
 }
 
+/*
+ * in_err follows the WQ's state for post_wq_recv: set before a move to ERR
+ * (a post racing the move then flushes what it added), cleared after a
+ * move out of it; the mutex keeps it in the order the moves took.
+ */
 int sroce_modify_wq(struct ibv_wq *ibwq, struct ibv_wq_attr *attr)
 {
 	struct sroce_wq *wq = (struct sroce_wq *)ibwq;
+	bool state = attr->attr_mask & IBV_WQ_ATTR_STATE;
 	struct ibv_modify_wq cmd;
+	bool was;
 	int ret;
 
 	memset(&cmd, 0, sizeof(cmd));
+	pthread_mutex_lock(&wq->modify_lock);
+	was = __atomic_load_n(&wq->in_err, __ATOMIC_RELAXED);
+	if (state && attr->wq_state == IBV_WQS_ERR)
+		__atomic_store_n(&wq->in_err, true, __ATOMIC_SEQ_CST);
 	ret = ibv_cmd_modify_wq(ibwq, attr, &cmd, sizeof(cmd));
-	if (!ret && (attr->attr_mask & IBV_WQ_ATTR_STATE))
-		__atomic_store_n(&wq->in_err, attr->wq_state == IBV_WQS_ERR,
-				 __ATOMIC_RELAXED);
+	if (state)
+		__atomic_store_n(&wq->in_err,
+				 ret ? was : attr->wq_state == IBV_WQS_ERR,
+				 __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&wq->modify_lock);
 	return ret;
 }
 
@@ -1239,6 +1263,7 @@ int sroce_destroy_wq(struct ibv_wq *ibwq)
 	if (ret)
 		return ret;
 	sroce_ring_unmap(&wq->ring);
+	pthread_mutex_destroy(&wq->modify_lock);
 	free(wq);
 	return 0;
 }
