@@ -45,9 +45,12 @@ if ! inchroot sh -c 'command -v pahole && command -v bc && perl -MPod::Usage -e1
 	inchroot sh -c 'apt-get -q update && apt-get -q -y --no-install-recommends install pahole libelf1t64 libssl3t64 bc perl' >&2 ||
 		die "installing the build tools in $CHROOT failed"
 fi
-if [[ $(cat "$K/.done" 2>/dev/null) != "$stamp" ]]; then
+# The stamp covers the image in $K and the headers in the chroot, which
+# may have been made anew since.
+if [[ $(cat "$K/.done" 2>/dev/null) != "$stamp" || ! -d $CHROOT/usr/src/linux-headers-$V ]]; then
 	rm -rf "$CHROOT/debs" && mkdir -p "$CHROOT/debs"
 	need=("${PKGS[@]/%/=$KDEBVER_TRIXIE}")
+	inchroot apt-get -q update >&2 || die "apt-get update in $CHROOT failed"
 	inchroot sh -c 'cd /debs && apt-get -q download "$@"' sh "${need[@]}" >&2 ||
 		die "apt-get download failed (is $KDEBVER_TRIXIE still in trixie?)"
 	rm -rf "$K" && mkdir -p "$K"
@@ -80,7 +83,7 @@ inchroot make -C "/usr/src/linux-headers-$V" M=$B W=1 modules > "$CHROOT$B/build
 inchroot make -C "/usr/src/linux-headers-$V" M=$B/kmod modules >> "$CHROOT$B/build.log" 2>&1 ||
 	{ cat "$CHROOT$B/build.log" >&2; die "test module build failed"; }
 cat "$CHROOT$B/build.log" >&2
-! grep -E 'warning:|error:' "$CHROOT$B/build.log" >&2 ||
+! grep -iE 'warning:|error:' "$CHROOT$B/build.log" >&2 ||
 	die "compiler warnings (above): the module must be W=1 clean"
 mkdir -p "$OUT/kernel" "$ROOT/build/kmod-$V"
 cp "$CHROOT$B/kernel/sroce.ko" "$OUT/kernel/"
