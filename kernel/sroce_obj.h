@@ -41,6 +41,15 @@ int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 void sroce_cq_notify(struct sroce_cq *cq);
 
 /*
+ * sroce_qp_post.c, the receive ring's lock held: empty @q up to the
+ * producer's index, completing each WQE on @cq with a flush error for
+ * @qpn if @complete (else dropping it). -EIO: the ring is corrupt and
+ * nothing moved.
+ */
+int sroce_recv_drain_locked(struct sroce_queue *q, struct sroce_cq *cq,
+			    u32 qpn, bool complete, bool *notify);
+
+/*
  * sroce_mr.c, mr->lock held: change the state and end every access
  * through the keys resolved so far.  Returns once the copies in progress
  * (at most a packet each) are done.

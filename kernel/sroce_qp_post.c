@@ -115,28 +115,44 @@ out:
 		sroce_cq_notify(qp->scq);
 }
 
-void sroce_rq_flush(struct sroce_qp *qp)
+int sroce_recv_drain_locked(struct sroce_queue *q, struct sroce_cq *cq,
+			    u32 qpn, bool complete, bool *notify)
 {
-	struct sroce_queue *q = &qp->rq;
+	struct sroce_cqe cqe = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp_num = qpn,
+		.port_num = SROCE_PORT,
+	};
 	struct sroce_recv_wqe hdr;
-	unsigned long flags;
-	bool notify = false;
 	u32 n;
 
-	if (qp->srq || !q->ctl)
-		return;
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	if (READ_ONCE(qp->state) != IB_QPS_ERR ||
-	    sroce_queue_avail(q, q->kidx, &n))
-		goto out;
+	if (sroce_queue_avail(q, q->kidx, &n))
+		return -EIO;	/* corrupt ring: nothing trustworthy to flush */
 	while (n--) {
-		memcpy(&hdr, sroce_queue_slot(q, q->kidx), sizeof(hdr));
-		sroce_flush_cqe(qp, qp->rcq, hdr.wr_id, IB_WC_RECV,
-				IB_WC_WR_FLUSH_ERR, &notify);
+		if (complete) {
+			memcpy(&hdr, sroce_queue_slot(q, q->kidx), sizeof(hdr));
+			cqe.wr_id = hdr.wr_id;
+			/* A full CQ is already in error; nothing more to say. */
+			sroce_cq_post_quiet(cq, &cqe, false, notify);
+		}
 		q->kidx++;
 	}
 	sroce_queue_publish_cons(q);
-out:
+	return 0;
+}
+
+void sroce_rq_flush(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool notify = false;
+
+	if (qp->srq || !qp->rq.ctl)
+		return;
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_recv_drain_locked(&qp->rq, qp->rcq, qp->ibqp.qp_num,
+					true, &notify);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (notify)
 		sroce_cq_notify(qp->rcq);

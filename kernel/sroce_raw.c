@@ -476,35 +476,13 @@ static int sroce_destroy_wq(struct ib_wq *ibwq, struct ib_udata *udata)
  */
 static void sroce_wq_drain(struct sroce_wq *wq, bool complete)
 {
-	struct sroce_queue *q = &wq->rq.rq;
-	struct sroce_cqe cqe = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-		.qp_num = wq->ibwq.wq_num,
-		.port_num = SROCE_PORT,
-	};
-	struct sroce_recv_wqe hdr;
 	unsigned long flags;
 	bool notify = false;
-	u32 n;
 
 	spin_lock_irqsave(&wq->rq.lock, flags);
-	if (sroce_queue_avail(q, q->kidx, &n)) {
-		/* corrupt ring: nothing trustworthy to flush */
-		sroce_queue_set_state(q, SROCE_RING_ERROR);
-		goto out;
-	}
-	while (n--) {
-		if (complete) {
-			memcpy(&hdr, sroce_queue_slot(q, q->kidx), sizeof(hdr));
-			cqe.wr_id = hdr.wr_id;
-			/* a full CQ is in error already: nothing more to say */
-			sroce_cq_post_quiet(wq->rq.cq, &cqe, false, &notify);
-		}
-		q->kidx++;
-	}
-	sroce_queue_publish_cons(q);
-out:
+	if (sroce_recv_drain_locked(&wq->rq.rq, wq->rq.cq, wq->ibwq.wq_num,
+				    complete, &notify))
+		sroce_queue_set_state(&wq->rq.rq, SROCE_RING_ERROR);
 	spin_unlock_irqrestore(&wq->rq.lock, flags);
 	if (notify)
 		sroce_cq_notify(wq->rq.cq);
