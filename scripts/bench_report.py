@@ -129,6 +129,21 @@ def parse_udp(text, size):
     return {"fps": fps, "bw_mib": fps * size / MIB}
 
 
+def parse_pktgen(text, size):
+    """pair.sh's pktgen_run: frames the receiver's eth0 counted over the
+    measured window, as frames per second and as RoCE payload (SIZE bytes
+    per frame)."""
+    m = re.search(r"pktgen_rx size \d+ start ([\d.]+) (\d+) (\d+) end ([\d.]+) (\d+) (\d+)",
+                  text)
+    if not m:
+        return None
+    t0, p0, _, t1, p1, _ = (float(x) for x in m.groups())
+    if t1 <= t0 or p1 <= p0:
+        return None
+    fps = (p1 - p0) / (t1 - t0)
+    return {"fps": fps, "bw_mib": fps * size / MIB}
+
+
 def ib_mtu(mtu):
     """The path MTU the bench's RDMA tools use at this netdev MTU."""
     return 4096 if mtu >= 4096 + 100 else 2048 if mtu >= 2048 + 100 else 1024
@@ -302,6 +317,8 @@ def collect(run):
                     res = parse_pingpong(client)
                 elif test == "udp":
                     res = parse_udp(client, int(m.group("size")))
+                elif test == "pktgen":
+                    res = parse_pktgen(sides.get(1, {}).get("out", ""), int(m.group("size")))
                 elif test == "iperf":
                     res = parse_iperf(client)
                 elif test == "ping":
@@ -500,7 +517,10 @@ class Report:
         self.w("TCP column: iperf3 with the same write size (-l) and 1 stream for 1 QP, "
                "-P 4 for 4 QPs. UDP column: what iperf3 -u delivers in datagrams of the "
                "test's RoCE data frame (payload min(size, IB MTU)), as payload MiB/s; see "
-               "\"UDP in RoCE-sized datagrams\" below for why it is not the link's ceiling.")
+               "\"UDP in RoCE-sized datagrams\" below for why it is not the link's ceiling. "
+               "Link column: the link's ceiling for that frame, the frames per second the "
+               "kernel's packet generator gets across (\"Link ceiling\" below) times the "
+               "payload per frame.")
         self.w()
         for mtu in self.mtus:
             keys = sorted({(k[2], k[3], k[4]) for k in self.d["runs"]
@@ -519,12 +539,15 @@ class Report:
                 ceil = (self.cell("tcp", mtu, "udp", csize, 1, "bw_mib")
                         if any(k[1:4] == (mtu, "udp", csize) for k in self.d["runs"])
                         else ("-", None))
+                link = (self.cell("tcp", mtu, "pktgen", csize, 1, "bw_mib")
+                        if any(k[1:4] == (mtu, "pktgen", csize) for k in self.d["runs"])
+                        else ("-", None))
                 rows.append((test.replace("bw", "_bw"), size_name(size), q,
-                             c["sroce"][0], c["rxe"][0], tcp[0], ceil[0],
+                             c["sroce"][0], c["rxe"][0], tcp[0], ceil[0], link[0],
                              ratio(c["sroce"][1], c["rxe"][1]), ratio(c["sroce"][1], tcp[1]),
-                             ratio(c["sroce"][1], ceil[1])))
-            self.table(("test", "size", "QPs", "sroce", "rxe", "TCP", "UDP",
-                        "sroce/rxe", "sroce/TCP", "sroce/UDP"), rows)
+                             ratio(c["sroce"][1], ceil[1]), ratio(c["sroce"][1], link[1])))
+            self.table(("test", "size", "QPs", "sroce", "rxe", "TCP", "UDP", "link",
+                        "sroce/rxe", "sroce/TCP", "sroce/UDP", "sroce/link"), rows)
         rows = []
         for mtu in self.mtus:
             c = {d: self.cell(d, mtu, "msgrate", 8, 4, "kpps") for d in DEVS}
@@ -575,6 +598,32 @@ class Report:
         self.w()
         self.table(("test", "size", "QPs/streams", "MTU", "sroce", "rxe", "TCP"), rows)
 
+    def link_ceiling(self):
+        rows = []
+        for mtu in self.mtus:
+            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and k[2] == "pktgen"}):
+                runs = self.d["runs"].get(("tcp", mtu, "pktgen", size, 1), [])
+                fps = med([r.get("fps") for r in runs])
+                if fps is None:
+                    continue
+                rows.append((mtu, ib_mtu(mtu), f"{size} B", f"{size + 58} B",
+                             f"{fps / 1000:.1f}k", fmt(fps * size / MIB), len(runs)))
+        if not rows:
+            return
+        self.w("## Link ceiling")
+        self.w()
+        self.w("The kernel's packet generator (pktgen) in the client guest sends UDP frames "
+               "the size of a RoCE data frame (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + "
+               "payload + ICRC 4) to a closed port of the server guest, each frame built "
+               "once and handed to virtio-net 32 times with xmit_more, for the bandwidth "
+               "runs' duration; the server counts what its eth0 receives in the middle of "
+               "that time. No sender is cheaper, so this is what the link and the receiving "
+               "guest can carry in frames of that size; times the RoCE payload per frame it "
+               "is the ceiling of the bandwidth table's link column.")
+        self.w()
+        self.table(("MTU", "IB MTU", "RoCE payload per frame", "frame", "frames/s",
+                    "payload MiB/s", "runs"), rows)
+
     def ceiling(self):
         rows = []
         for mtu in self.mtus:
@@ -594,8 +643,7 @@ class Report:
                "(BTH 12 + payload + ICRC 4), counted where they arrive, times the RoCE "
                "payload per frame. This is what a socket application moves in frames of "
                "that size (a system call and a copy per datagram on each side), not what "
-               "the link can carry: where sroce's figure is above it, the link's ceiling "
-               "is higher still and needs a kernel packet generator to measure.")
+               "the link can carry (that is \"Link ceiling\" above).")
         self.w()
         self.table(("MTU", "IB MTU", "RoCE payload per frame", "UDP datagram", "datagrams/s",
                     "payload MiB/s", "runs"), rows)
@@ -841,6 +889,7 @@ def main():
     rep.header()
     rep.bandwidth()
     rep.frames()
+    rep.link_ceiling()
     rep.ceiling()
     rep.latency()
     rep.cpu()

@@ -42,6 +42,10 @@ tcp_section() {
 				iperf3 -c "$PEER" -p "$PORT" -u -b 0 -l $((size + 16)) \
 				-t $((BENCH_DUR - 2 * BENCH_MARGIN)) -O "$BENCH_MARGIN" -J || { abandon tcp $?; return; }
 		done
+		for size in $BENCH_UDP_SIZES; do
+			[[ $size == ibmtu ]] && size=$IBMTU
+			pktgen_run "tcp_m${MTU}_pktgen_s${size}_p1_r$rep" "$size" || { abandon tcp $?; return; }
+		done
 		for size in $BENCH_PING_SIZES; do
 			id=icmp_m${MTU}_ping_s${size}_r$rep
 			run "$id" 120 0 -- \
@@ -49,6 +53,58 @@ tcp_section() {
 		done
 	done
 	: > "$RAW/tcp.vm$VM_ID.done"
+}
+
+# rx_sample: "uptime rx_packets rx_bytes" of eth0, with builtins only.
+rx_sample() {
+	local up p b
+	read -r up _ < /proc/uptime
+	read -r p < /sys/class/net/eth0/statistics/rx_packets
+	read -r b < /sys/class/net/eth0/statistics/rx_bytes
+	echo "$up $p $b"
+}
+
+rx_above() { local p; read -r p < /sys/class/net/eth0/statistics/rx_packets; ((p > $1)); }
+
+# pktgen_run ID SIZE: the link's frame ceiling for RoCE data frames of
+# SIZE bytes of payload (Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + SIZE +
+# ICRC 4). vm2 sends with the kernel's packet generator for BENCH_DUR
+# seconds; vm1 counts what its NIC receives in the middle of that time,
+# once frames are seen arriving, as perftest's -D/-f window does.
+pktgen_run() {
+	local id=$1 size=$2 t=$((BENCH_DUR + 90)) a b st rc m
+	if ((VM_ID == 1)); then
+		{ echo role=server; echo "cmd=count eth0 rx"; snap pre; } > "$RAW/$id.vm1.meta"
+		a=$(rx_sample)
+		vm_put "ready.$id" ok
+		rc=0
+		read -r _ a _ <<< "$a"
+		if wait_for "rx_above $((a + 1000))" 60; then
+			sleep "$BENCH_MARGIN"
+			a=$(rx_sample)
+			sleep $((BENCH_DUR - 2 * BENCH_MARGIN))
+			b=$(rx_sample)
+			echo "pktgen_rx size $size start $a end $b" > "$RAW/$id.vm1.out"
+		else
+			echo "no pktgen frames arrived" > "$RAW/$id.vm1.out"
+			rc=1
+		fi
+		{ snap post; echo "rc=$rc"; } >> "$RAW/$id.vm1.meta"
+	else
+		st=$(vm_get "ready.$id" 1 90) || st=fail
+		if [[ $st == ok ]]; then
+			one_side "$id" "$t" client "$REPO/selftests/bench/pktgen_tx.sh" "$PEER" \
+				$((size + 58)) "$BENCH_DUR"
+		else
+			echo "receiver did not start" > "$RAW/$id.vm2.out"
+			printf 'role=client\nrc=126\n' > "$RAW/$id.vm2.meta"
+		fi
+	fi
+	vm_barrier "end.$id" $((t + 120)) || return 99
+	for m in "$RAW/$id".vm*.meta; do
+		grep -qx 'rc=0' "$m" || { log "$id: FAILED"; return 0; }
+	done
+	return 0
 }
 
 # stop_section KIND DEV RC: after a run's failure streak, tear down and go
