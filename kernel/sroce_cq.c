@@ -155,6 +155,8 @@ static int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	nq.kidx = count;
 	nq.kpeer = 0;
 	nq.ctl->cons = 0;
+	/* An arm stored in the old ring still holds. */
+	nq.ctl->arm = READ_ONCE(cq->q.ctl->arm);
 	nq.ctl->state = cq->overflowed ? SROCE_RING_ERROR : SROCE_RING_OK;
 	/* Entries are written before the index that publishes them. */
 	smp_store_release(&nq.ctl->prod, count);
@@ -275,6 +277,25 @@ static void sroce_cq_fail(struct sroce_cq *cq)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
+/*
+ * Does @cqe satisfy an arm stored in a user CQ's ring?  The value is the
+ * process's to write at any time, so it is read once and cleared only if
+ * unchanged; a process that scribbles on it only loses or gains events of
+ * its own CQ.  The fence orders the caller's publication of 'prod' before
+ * the read (see SROCE_CQ_ARM_NEXT).
+ */
+static bool sroce_cq_user_armed(struct sroce_cq *cq, bool fire_solicited)
+{
+	u32 *arm = &cq->q.ctl->arm;
+	u32 v;
+
+	smp_mb();	/* 'prod' published before 'arm' is read */
+	v = READ_ONCE(*arm);
+	if (!v || (v == SROCE_CQ_ARM_SOLICITED && !fire_solicited))
+		return false;
+	return cmpxchg(arm, v, 0) == v;
+}
+
 int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 			bool solicited, bool *notify)
 {
@@ -303,11 +324,14 @@ int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		if (cq->kqp)
 			cq->kqp[i & (cq->q.num - 1)] = kqp;
 		cq->q.kidx++;
+		bool sol = solicited || cqe->status != IB_WC_SUCCESS;
+
 		sroce_queue_publish_prod(&cq->q);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
-		    (cq->notify == IB_CQ_SOLICITED &&
-		     (solicited || cqe->status != IB_WC_SUCCESS))) {
+		    (cq->notify == IB_CQ_SOLICITED && sol)) {
 			cq->notify = 0;
+			*notify = true;
+		} else if (cq->is_user && sroce_cq_user_armed(cq, sol)) {
 			*notify = true;
 		}
 	}

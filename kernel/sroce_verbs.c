@@ -256,7 +256,8 @@ void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.max_inline_data = SROCE_MAX_INLINE,
 		.max_sge = SROCE_MAX_SGE,
-		.flags = SROCE_DEVICE_FLUSH_GLOBAL ? SROCE_UCTX_F_FLUSH : 0,
+		.flags = (SROCE_DEVICE_FLUSH_GLOBAL ? SROCE_UCTX_F_FLUSH : 0) |
+			 SROCE_UCTX_F_CQ_ARM,
 	};
 }
 

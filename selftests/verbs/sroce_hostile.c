@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -382,6 +383,97 @@ static bool racing_scribbler(struct ibv_qp *qp, struct ibv_cq *c)
 	return true;
 }
 
+/* Is an event waiting on @ch within @ms?  Takes and acks it if so. */
+static bool got_event(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	if (poll(&pfd, 1, ms) != 1 || ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+		return false;
+	ibv_ack_cq_events(ev_cq, 1);
+	return true;
+}
+
+static bool one_success(struct ibv_cq *c)
+{
+	return first_status(c, 10, NULL) == IBV_WC_SUCCESS;
+}
+
+/*
+ * CQ arming through the ring (SROCE_UCTX_F_CQ_ARM): ibv_req_notify_cq
+ * stores the arm, the kernel fires once and clears it; a solicited arm
+ * ignores unsolicited successes; an arm survives a resize; a value the
+ * ABI does not define counts as "next" and the kernel takes it in stride.
+ */
+static bool cq_arm_in_ring(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *c = ch ? ibv_create_cq(ctx, 64, NULL, ch, 0) : NULL;
+	struct ibv_qp *qp = c ? self_qp(c) : NULL;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr swr = {
+		.wr_id = 8, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
+	}, *bad;
+	struct ibv_recv_wr *rbad;
+	uint32_t *arm;
+	bool ok = true;
+
+#define ARM_CHECK(cond, what) do { if (!(cond)) { \
+		fprintf(stderr, "  cq_arm: %s\n", what); ok = false; goto out; } } while (0)
+	ARM_CHECK(qp, "cannot set up a loopback QP with a channel");
+	ARM_CHECK(to_sctx(ctx)->flags & SROCE_UCTX_F_CQ_ARM,
+		  "the kernel does not offer ring arming");
+	arm = &to_scq(c)->ring.ctl->arm;
+
+	ARM_CHECK(!ibv_req_notify_cq(c, 0) && *arm == SROCE_CQ_ARM_NEXT,
+		  "arm not stored in the ring");
+	ARM_CHECK(!post_write(qp, 64) && got_event(ch, 5000),
+		  "no event for a write after arming");
+	ARM_CHECK(one_success(c) && *arm == 0, "arm not cleared by the event");
+	ARM_CHECK(!post_write(qp, 64) && one_success(c) && !got_event(ch, 300),
+		  "an event without an arm");
+
+	ARM_CHECK(!ibv_req_notify_cq(c, 1) && *arm == SROCE_CQ_ARM_SOLICITED,
+		  "solicited arm not stored");
+	ARM_CHECK(!post_write(qp, 64) && one_success(c) && !got_event(ch, 300) &&
+		  *arm == SROCE_CQ_ARM_SOLICITED,
+		  "an unsolicited success fired a solicited arm");
+	ARM_CHECK(!ibv_post_recv(qp, &rwr, &rbad) && !ibv_post_send(qp, &swr, &bad) &&
+		  got_event(ch, 5000) && *arm == 0,
+		  "no event for a solicited SEND");
+	drain(c);
+
+	ARM_CHECK(!ibv_req_notify_cq(c, 0) && !ibv_resize_cq(c, 200) &&
+		  to_scq(c)->ring.ctl->arm == SROCE_CQ_ARM_NEXT,
+		  "arm lost by a resize");
+	arm = &to_scq(c)->ring.ctl->arm;
+	ARM_CHECK(!post_write(qp, 64) && got_event(ch, 5000) && *arm == 0,
+		  "no event after a resize");
+	drain(c);
+
+	*arm = 0xdeadbeef;
+	ARM_CHECK(!post_write(qp, 64) && got_event(ch, 5000) && *arm == 0,
+		  "an undefined arm value did not count as next");
+	ARM_CHECK(one_success(c), "the write after a junk arm failed");
+out:
+#undef ARM_CHECK
+	drain(c);
+	if (qp)
+		ok &= !ibv_destroy_qp(qp);
+	if (c)
+		ok &= !ibv_destroy_cq(c);
+	if (ch)
+		ok &= !ibv_destroy_comp_channel(ch);
+	return ok;
+}
+
 /* A child killed while a 4 MiB transfer is in flight on its QP. */
 static bool killed_mid_transfer(void)
 {
@@ -581,6 +673,7 @@ int main(int argc, char **argv)
 	with_qp("CQ consumer index ahead of its producer: no success, QP to ERR", cq_cons_ahead);
 	with_qp("RQ producer index far ahead, a SEND arrives: QP to ERR", rq_prod_ahead);
 	with_qp("a second thread scribbles over the SQ while posting", racing_scribbler);
+	report(cq_arm_in_ring(), "CQ armed through its ring: one event per arm, solicited, resize, junk");
 	report(killed_mid_transfer(), "a child killed in the middle of 512 KiB writes");
 	report(busy_objects(), "busy CQ and PD are refused; a deregistered lkey is dead");
 	report(srq_resize_lies(), "SRQ resize with bad addresses, junk, sizes, a lying ring: refused, SRQ intact");

@@ -133,9 +133,33 @@ void sroce_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 	pthread_spin_unlock(&cq->ring.lock);
 }
 
-int sroce_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+/*
+ * Arming is a store into the ring where the kernel allows it (see
+ * SROCE_CQ_ARM_NEXT): the system call it replaces was one of two per
+ * event.  The ring lock keeps a resize from copying the old ring's arm
+ * while we change it.
+ */
+int sroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	return ibv_cmd_req_notify_cq(cq, solicited_only);
+	struct sroce_cq *cq = to_scq(ibcq);
+	uint32_t want = solicited_only ? SROCE_CQ_ARM_SOLICITED :
+					 SROCE_CQ_ARM_NEXT;
+	uint32_t cur;
+
+	if (!(to_sctx(ibcq->context)->flags & SROCE_UCTX_F_CQ_ARM))
+		return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+	pthread_spin_lock(&cq->ring.lock);
+	cur = __atomic_load_n(&cq->ring.ctl->arm, __ATOMIC_RELAXED);
+	do {
+		if (cur == SROCE_CQ_ARM_NEXT)
+			break;
+	} while (!__atomic_compare_exchange_n(&cq->ring.ctl->arm, &cur, want,
+					      false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	/* Orders the arm before the caller's next look at 'prod'. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pthread_spin_unlock(&cq->ring.lock);
+	return 0;
 }
 
 void sroce_cq_event(struct ibv_cq *ibcq)

@@ -54,7 +54,8 @@ struct sroce_ring_ctl {
 	__u32 prod;
 	__u8 rsvd0[SROCE_CACHELINE - 4];
 	__u32 cons;
-	__u8 rsvd1[SROCE_CACHELINE - 4];
+	__u32 arm;		/* CQ only: SROCE_CQ_ARM_*, consumer-written */
+	__u8 rsvd1[SROCE_CACHELINE - 8];
 	__u32 state;		/* enum sroce_ring_state, kernel-written */
 	__u32 flags;		/* SROCE_RING_F_*, kernel-written */
 	__u8 rsvd3[SROCE_CACHELINE - 8];
@@ -72,6 +73,18 @@ struct sroce_ring_ctl {
  * bit never set it.
  */
 #define SROCE_RING_F_NO_DOORBELL	(1U << 0)
+
+/*
+ * CQ only, with SROCE_UCTX_F_CQ_ARM: ibv_req_notify_cq without a system
+ * call.  The provider stores an arm value in 'arm' with a full fence and
+ * polls again; the kernel publishes 'prod', issues a full fence, reads
+ * 'arm' and, if the new entry satisfies it, swaps it to 0 and signals the
+ * completion channel.  So a completion is either seen by the poll after
+ * arming or signalled.  "Next" covers "solicited": the provider never
+ * replaces NEXT by SOLICITED.  Any other nonzero value means NEXT.
+ */
+#define SROCE_CQ_ARM_NEXT		1U
+#define SROCE_CQ_ARM_SOLICITED		2U
 
 enum sroce_ring_state {
 	SROCE_RING_OK		= 0,
@@ -247,6 +260,8 @@ struct sroce_alloc_ucontext_resp {
  * FLUSH access (6.2 and later), so a provider may offer ibv_wr_flush.
  */
 #define SROCE_UCTX_F_FLUSH	(1U << 0)
+/* CQs can be armed through their ring: see SROCE_CQ_ARM_NEXT. */
+#define SROCE_UCTX_F_CQ_ARM	(1U << 1)
 
 struct sroce_create_cq_resp {
 	struct sroce_mmap_info mi;

@@ -419,6 +419,36 @@ static void test_cq(struct ibv_context *ctx)
 	check(ibv_req_notify_cq(cq, 0) == 0 && ibv_req_notify_cq(cq, 1) == 0 &&
 	      fk.notify_armed == 2 && fk.notify_solicited == 1,
 	      "ibv_req_notify_cq reaches the kernel with solicited_only");
+	{
+		/* a kernel that takes the arm through the ring */
+		struct ibv_context *c2;
+		struct ibv_cq *cq2 = NULL;
+		uint32_t *arm = NULL;
+
+		fk.uctx_flags |= SROCE_UCTX_F_CQ_ARM;
+		c2 = ibv_open_device(ctx->device);
+		fk.uctx_flags &= ~SROCE_UCTX_F_CQ_ARM;
+		if (c2)
+			cq2 = ibv_create_cq(c2, 8, NULL, NULL, 0);
+		if (cq2 && fk_cq_ring(cq2->handle))
+			arm = &ctl_of(fk_cq_ring(cq2->handle))->arm;
+		check(arm && *arm == 0 && ibv_req_notify_cq(cq2, 1) == 0 &&
+		      *arm == SROCE_CQ_ARM_SOLICITED && fk.notify_armed == 2,
+		      "solicited arm: stored in the ring, no system call");
+		check(arm && ibv_req_notify_cq(cq2, 0) == 0 &&
+		      *arm == SROCE_CQ_ARM_NEXT && ibv_req_notify_cq(cq2, 1) == 0 &&
+		      *arm == SROCE_CQ_ARM_NEXT && fk.notify_armed == 2,
+		      "next-completion arm is not narrowed to solicited");
+		if (arm)
+			*arm = 0;	/* the kernel fired */
+		check(arm && ibv_req_notify_cq(cq2, 1) == 0 &&
+		      *arm == SROCE_CQ_ARM_SOLICITED,
+		      "rearmed after the kernel cleared the arm");
+		if (cq2)
+			ibv_destroy_cq(cq2);
+		if (c2)
+			ibv_close_device(c2);
+	}
 
 	/* resize keeps unpolled completions */
 	for (i = 0; i < 3; i++) {
