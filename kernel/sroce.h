@@ -677,6 +677,7 @@ int sroce_mw_bind(struct sroce_qp *qp, struct sroce_swqe *swqe);
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);
+void sroce_cq_rx_task(struct sroce_cq *cq);
 
 /* sroce_srq.c */
 /* Take one receive WQE (copied and validated); -EAGAIN when empty. */

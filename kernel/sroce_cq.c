@@ -344,6 +344,27 @@ int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	return 0;
 }
 
+/*
+ * A packet for a QP of @cq is being processed in a task, which a busy
+ * poller of the CQ on this CPU competes with (see rx_task_seq).  The lock
+ * keeps the ring from being swapped by a resize meanwhile; interrupt-exit
+ * processing, the usual case, never gets here.
+ */
+void sroce_cq_rx_task(struct sroce_cq *cq)
+{
+	struct sroce_ring_ctl *ctl;
+	unsigned long flags;
+
+	if (!cq || !cq->is_user)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	ctl = cq->q.ctl;
+	WRITE_ONCE(ctl->rx_task_cpu, raw_smp_processor_id());
+	smp_wmb();	/* the CPU is read after the sequence that names it */
+	WRITE_ONCE(ctl->rx_task_seq, READ_ONCE(ctl->rx_task_seq) + 1);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 void sroce_cq_notify(struct sroce_cq *cq)
 {
 	if (cq->ibcq.comp_handler)

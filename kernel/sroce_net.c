@@ -188,6 +188,16 @@ static bool sroce_rx_to_group(const struct sroce_rx *rx)
 }
 
 /* skb->data at the UDP header, network/transport headers set. */
+/*
+ * The receive softirq runs in a task (ksoftirqd, or a thread that turned
+ * bottom halves back on), not on interrupt exit: it now shares the CPU
+ * with whatever else is runnable, busy pollers included.
+ */
+static bool sroce_rx_in_task(void)
+{
+	return (current->flags & PF_KTHREAD) && !is_idle_task(current);
+}
+
 static void sroce_net_rcv(struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;
@@ -291,10 +301,15 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	}
 
 	sroce_qp_count(qp, SROCE_CNT_RCVD_PKTS);
-	if (rx.pkt.info->flags & SROCE_OPF_REQ)
+	if (rx.pkt.info->flags & SROCE_OPF_REQ) {
+		if (sroce_rx_in_task())
+			sroce_cq_rx_task(qp->rcq);
 		sroce_resp_rcv(qp, &rx);
-	else
+	} else {
+		if (sroce_rx_in_task())
+			sroce_cq_rx_task(qp->scq);
 		sroce_comp_rcv(qp, &rx);
+	}
 	sroce_qp_put(qp);
 done:
 	sroce_dev_put(dev);

@@ -3,10 +3,13 @@
  * Completion queues.  The kernel produces struct sroce_cqe into a ring we
  * consume without a system call; only arming and resizing go to the kernel.
  */
+#define _GNU_SOURCE		/* sched_getcpu */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "sroce.h"
 
@@ -52,6 +55,34 @@ static bool sroce_cq_dead(struct sroce_cq *cq)
 		!n);
 }
 
+/*
+ * An empty poll on the CPU where the kernel is, right now, processing our
+ * packets in a task (ksoftirqd: the receive softirq fell behind) takes
+ * that CPU from the very work we wait for: the scheduler splits it evenly
+ * between the two, and sched_yield() does not change that (measured).
+ * Sleep a moment instead.  When the softirq keeps up it runs on interrupt
+ * exit, the sequence does not move and polling stays a pure spin, so
+ * round trips pay nothing.  Called under the ring lock; returns whether
+ * to sleep once the lock is dropped.
+ */
+static bool sroce_cq_starves_rx(struct sroce_cq *cq)
+{
+	uint32_t seq = sroce_load_acquire(&cq->ring.ctl->rx_task_seq);
+
+	if (seq == cq->rx_task_seen)
+		return false;
+	cq->rx_task_seen = seq;
+	return (int)sroce_load_acquire(&cq->ring.ctl->rx_task_cpu) ==
+	       sched_getcpu();
+}
+
+static void sroce_cq_give_way(void)
+{
+	const struct timespec ts = { .tv_nsec = SROCE_CQ_GIVE_WAY_NS };
+
+	nanosleep(&ts, NULL);
+}
+
 static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
@@ -73,8 +104,8 @@ static void sroce_cqe_to_wc(const struct sroce_cqe *cqe, struct ibv_wc *wc)
 int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
+	bool broken, give_way = false;
 	uint32_t avail;
-	bool broken;
 	int n = 0;
 
 	if (num_entries <= 0)
@@ -97,7 +128,11 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		sroce_store_release(&cq->ring.ctl->cons, cq->ring.idx);
 	else if (sroce_cq_dead(cq))
 		n = -EIO;
+	else
+		give_way = sroce_cq_starves_rx(cq);
 	pthread_spin_unlock(&cq->ring.lock);
+	if (give_way)
+		sroce_cq_give_way();
 	return n;
 }
 
@@ -195,7 +230,11 @@ static int sroce_start_poll(struct ibv_cq_ex *ibcq,
 	pthread_spin_lock(&cq->ring.lock);
 	ret = sroce_cq_read_one(cq);
 	if (ret) {
+		bool give_way = ret == ENOENT && sroce_cq_starves_rx(cq);
+
 		pthread_spin_unlock(&cq->ring.lock);
+		if (give_way)
+			sroce_cq_give_way();
 		return ret;
 	}
 	cq->polling = true;

@@ -58,7 +58,9 @@ struct sroce_ring_ctl {
 	__u8 rsvd1[SROCE_CACHELINE - 8];
 	__u32 state;		/* enum sroce_ring_state, kernel-written */
 	__u32 flags;		/* SROCE_RING_F_*, kernel-written */
-	__u8 rsvd3[SROCE_CACHELINE - 8];
+	__u32 rx_task_seq;	/* CQ only: see below, kernel-written */
+	__u32 rx_task_cpu;
+	__u8 rsvd3[SROCE_CACHELINE - 16];
 };
 
 /*
@@ -85,6 +87,15 @@ struct sroce_ring_ctl {
  */
 #define SROCE_CQ_ARM_NEXT		1U
 #define SROCE_CQ_ARM_SOLICITED		2U
+
+/*
+ * CQ only: 'rx_task_seq' moves each time the kernel processes a packet
+ * for the CQ's QPs in a task (ksoftirqd, when the receive softirq is
+ * behind) rather than on interrupt exit, and 'rx_task_cpu' says on which
+ * CPU.  A poller spinning on that CPU with nothing to poll is taking the
+ * CPU from the very work it waits for; it should give the CPU up for a
+ * moment.  Older kernels leave both 0.
+ */
 
 enum sroce_ring_state {
 	SROCE_RING_OK		= 0,

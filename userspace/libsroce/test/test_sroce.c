@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,68 @@ static struct sroce_cqe mkcqe(uint64_t wr_id, uint32_t op, uint32_t len)
 	c.sl = 3;
 	c.pkey_index = 2;
 	return c;
+}
+
+/* The provider's SROCE_CQ_GIVE_WAY_NS, which this test checks from outside. */
+#define GIVE_WAY_US	20.0
+
+static double poll_us(struct ibv_cq *cq)
+{
+	struct timespec a, b;
+	struct ibv_wc wc;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ibv_poll_cq(cq, 1, &wc);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3;
+}
+
+/*
+ * An empty poll sleeps only when the kernel says it is processing this
+ * CQ's packets in a task on our CPU, and once per such report.
+ */
+static void test_cq_give_way(struct ibv_context *ctx)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 15, NULL, NULL, 0);
+	struct fk_ring *r = cq ? fk_cq_ring(cq->handle) : NULL;
+	struct sroce_ring_ctl *ctl;
+	double t, fast = 1e9;
+	cpu_set_t set;
+	int cpu, i;
+
+	check(r != NULL, "give way: CQ");
+	if (!r)
+		return;
+	ctl = ctl_of(r);
+	cpu = sched_getcpu();
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	ctl->rx_task_cpu = cpu;
+	ctl->rx_task_seq++;
+	t = poll_us(cq);
+	check(t >= GIVE_WAY_US,
+	      "receive work in a task on our CPU: the empty poll sleeps (%.0f us)", t);
+	for (i = 0; i < 5; i++) {
+		t = poll_us(cq);
+		fast = t < fast ? t : fast;
+	}
+	check(fast < GIVE_WAY_US,
+	      "the same report again: no sleep (fastest of 5 %.1f us)", fast);
+	ctl->rx_task_cpu = cpu + 1;
+	for (i = 0, fast = 1e9; i < 5; i++) {
+		ctl->rx_task_seq++;
+		t = poll_us(cq);
+		fast = t < fast ? t : fast;
+	}
+	check(fast < GIVE_WAY_US,
+	      "receive work on another CPU: no sleep (fastest of 5 %.1f us)", fast);
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	ibv_destroy_cq(cq);
 }
 
 static void test_cq(struct ibv_context *ctx)
@@ -1696,6 +1759,7 @@ int main(void)
 		test_pd_mr(ctx, &pd, &mr, buf, sizeof(buf));
 		if (pd && mr) {
 			test_cq(ctx);
+			test_cq_give_way(ctx);
 			test_cq_ex(ctx);
 			test_qp(ctx, pd, mr, buf);
 			test_ud_ah(ctx, pd);
