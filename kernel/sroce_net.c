@@ -189,13 +189,16 @@ static bool sroce_rx_to_group(const struct sroce_rx *rx)
 
 /* skb->data at the UDP header, network/transport headers set. */
 /*
- * The receive softirq runs in a task (ksoftirqd, or a thread that turned
- * bottom halves back on), not on interrupt exit: it now shares the CPU
- * with whatever else is runnable, busy pollers included.
+ * The receive softirq fell behind and runs in its thread (ksoftirqd, or a
+ * threaded NAPI poller), not on interrupt exit: it now shares the CPU
+ * with whatever else is runnable, busy pollers included.  A workqueue
+ * worker that runs pending softirqs as it re-enables bottom halves is
+ * left out: that is a moment's work, not a backlog.
  */
 static bool sroce_rx_in_task(void)
 {
-	return (current->flags & PF_KTHREAD) && !is_idle_task(current);
+	return (current->flags & PF_KTHREAD) &&
+	       !(current->flags & PF_WQ_WORKER) && !is_idle_task(current);
 }
 
 static void sroce_net_rcv(struct sk_buff *skb)

@@ -525,6 +525,8 @@ const struct verbs_context_ops *sroce_context_ops(void)
 static int sroce_context_setup(struct sroce_context *ctx,
 			       const struct sroce_alloc_ucontext_resp *resp)
 {
+	const char *give_way;
+
 	if (resp->abi_version != SROCE_UVERBS_ABI_VERSION) {
 		fprintf(stderr,
 			"libsroce: %s speaks sroce ABI %u, this provider %u\n",
@@ -535,6 +537,8 @@ static int sroce_context_setup(struct sroce_context *ctx,
 	ctx->max_inline_data = resp->max_inline_data;
 	ctx->max_sge = resp->max_sge;
 	ctx->flags = resp->flags;
+	give_way = getenv("SROCE_CQ_GIVE_WAY");
+	ctx->give_way = !give_way || strcmp(give_way, "0");
 	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
 	return 0;
 }

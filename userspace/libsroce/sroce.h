@@ -86,6 +86,7 @@ struct sroce_context {
 	uint32_t max_inline_data;
 	uint32_t max_sge;
 	uint32_t flags;		/* SROCE_UCTX_F_* from the kernel */
+	bool give_way;		/* SROCE_CQ_GIVE_WAY is not "0" */
 };
 
 /*
@@ -123,6 +124,8 @@ struct sroce_cq {
  * MiB/s (median of 5), 100 us did no better.
  */
 #define SROCE_CQ_GIVE_WAY_NS	20000
+/* Packets processed in a task since the last empty poll that make a backlog. */
+#define SROCE_CQ_GIVE_WAY_PKTS	4
 
 /*
  * A PD, or a parent domain (@protection set): the protection domain's

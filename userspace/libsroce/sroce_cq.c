@@ -62,17 +62,20 @@ static bool sroce_cq_dead(struct sroce_cq *cq)
  * between the two, and sched_yield() does not change that (measured).
  * Sleep a moment instead.  When the softirq keeps up it runs on interrupt
  * exit, the sequence does not move and polling stays a pure spin, so
- * round trips pay nothing.  Called under the ring lock; returns whether
+ * round trips pay nothing; a few packets since the last look are not a
+ * backlog either.  Called under the ring lock; returns whether
  * to sleep once the lock is dropped.
  */
 static bool sroce_cq_starves_rx(struct sroce_cq *cq)
 {
 	uint32_t seq = sroce_load_acquire(&cq->ring.ctl->rx_task_seq);
+	uint32_t moved = seq - cq->rx_task_seen;
 
-	if (seq == cq->rx_task_seen)
+	if (!moved || !to_sctx(cq->vcq.cq.context)->give_way)
 		return false;
 	cq->rx_task_seen = seq;
-	return (int)sroce_load_acquire(&cq->ring.ctl->rx_task_cpu) ==
+	return moved >= SROCE_CQ_GIVE_WAY_PKTS &&
+	       (int)sroce_load_acquire(&cq->ring.ctl->rx_task_cpu) ==
 	       sched_getcpu();
 }
 
