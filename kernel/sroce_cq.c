@@ -155,8 +155,10 @@ static int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	nq.kidx = count;
 	nq.kpeer = 0;
 	nq.ctl->cons = 0;
-	/* An arm stored in the old ring still holds. */
+	/* An arm stored in the old ring still holds; so does the rx report. */
 	nq.ctl->arm = READ_ONCE(cq->q.ctl->arm);
+	nq.ctl->rx_task_seq = READ_ONCE(cq->q.ctl->rx_task_seq);
+	nq.ctl->rx_task_cpu = READ_ONCE(cq->q.ctl->rx_task_cpu);
 	nq.ctl->state = cq->overflowed ? SROCE_RING_ERROR : SROCE_RING_OK;
 	/* Entries are written before the index that publishes them. */
 	smp_store_release(&nq.ctl->prod, count);
@@ -318,14 +320,13 @@ int sroce_cq_post_quiet(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		sroce_queue_set_state(&cq->q, SROCE_RING_ERROR);
 		failed = true;
 	} else {
+		bool sol = solicited || cqe->status != IB_WC_SUCCESS;
 		u32 i = cq->q.kidx;
 
 		memcpy(sroce_queue_slot(&cq->q, i), cqe, SROCE_CQE_SIZE);
 		if (cq->kqp)
 			cq->kqp[i & (cq->q.num - 1)] = kqp;
 		cq->q.kidx++;
-		bool sol = solicited || cqe->status != IB_WC_SUCCESS;
-
 		sroce_queue_publish_prod(&cq->q);
 		if (cq->notify == IB_CQ_NEXT_COMP ||
 		    (cq->notify == IB_CQ_SOLICITED && sol)) {

@@ -187,7 +187,6 @@ static bool sroce_rx_to_group(const struct sroce_rx *rx)
 	return ipv6_addr_is_multicast(&rx->daddr.v6);
 }
 
-/* skb->data at the UDP header, network/transport headers set. */
 /*
  * The receive softirq fell behind and runs in its thread (ksoftirqd, or a
  * threaded NAPI poller), not on interrupt exit: it now shares the CPU
@@ -201,6 +200,7 @@ static bool sroce_rx_in_task(void)
 	       !(current->flags & PF_WQ_WORKER) && !is_idle_task(current);
 }
 
+/* skb->data at the UDP header, network/transport headers set. */
 static void sroce_net_rcv(struct sk_buff *skb)
 {
 	const struct sroce_opcode_info *info;

@@ -14,12 +14,14 @@
 
 t_ok "sroce0 up with a RoCE v2 GID" sroce_up || { t_done; exit 1; }
 quiet_user_faults
+HOSTILE_OUT=$(mktemp)
 hostile() {
-	timeout 300 "$VERBS_BIN/sroce_hostile" -d sroce0 -g "$GID" 2>&1 | tee /tmp/hostile.out
+	timeout 300 "$VERBS_BIN/sroce_hostile" -d sroce0 -g "$GID" 2>&1 | tee "$HOSTILE_OUT"
 	return "${PIPESTATUS[0]}"
 }
 t_ok "sroce_hostile: every case gets an error back, the kernel survives" hostile
-grep -h 'rx_task_seq moved' /tmp/hostile.out | sed 's/^ */# /'
+grep -h 'rx_task_seq moved' "$HOSTILE_OUT" | sed 's/^ */# /'
+rm -f "$HOSTILE_OUT"
 show_counters
 nres() { rdma resource show "$1" 2>/dev/null | grep -c "comm sroce_hostile"; }
 t_ok "no QP, CQ, MR or PD of it outlives the process" \
