@@ -536,12 +536,9 @@ class Report:
                 c = {d: self.cell(d, mtu, test, size, q, "bw_mib") for d in DEVS}
                 tcp = self.cell("tcp", mtu, "iperf", size, q, "bw_mib")
                 csize = min(size, ib_mtu(mtu))
-                ceil = (self.cell("tcp", mtu, "udp", csize, 1, "bw_mib")
-                        if any(k[1:4] == (mtu, "udp", csize) for k in self.d["runs"])
-                        else ("-", None))
-                link = (self.cell("tcp", mtu, "pktgen", csize, 1, "bw_mib")
-                        if any(k[1:4] == (mtu, "pktgen", csize) for k in self.d["runs"])
-                        else ("-", None))
+                ceil, link = (self.cell("tcp", mtu, t, csize, 1, "bw_mib")
+                              if any(k[1:4] == (mtu, t, csize) for k in self.d["runs"])
+                              else ("-", None) for t in ("udp", "pktgen"))
                 rows.append((test.replace("bw", "_bw"), size_name(size), q,
                              c["sroce"][0], c["rxe"][0], tcp[0], ceil[0], link[0],
                              ratio(c["sroce"][1], c["rxe"][1]), ratio(c["sroce"][1], tcp[1]),
@@ -598,16 +595,24 @@ class Report:
         self.w()
         self.table(("test", "size", "QPs/streams", "MTU", "sroce", "rxe", "TCP"), rows)
 
-    def link_ceiling(self):
+    def frame_rows(self, test, hdr):
+        """Rows of the frame-rate tables: per MTU and RoCE payload size, the
+        median frames/s of tcp-section runs TEST, whose frame or datagram is
+        the payload plus HDR bytes."""
         rows = []
         for mtu in self.mtus:
-            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and k[2] == "pktgen"}):
-                runs = self.d["runs"].get(("tcp", mtu, "pktgen", size, 1), [])
+            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and k[2] == test}):
+                runs = self.d["runs"].get(("tcp", mtu, test, size, 1), [])
                 fps = med([r.get("fps") for r in runs])
                 if fps is None:
                     continue
-                rows.append((mtu, ib_mtu(mtu), f"{size} B", f"{size + 58} B",
-                             f"{fps / 1000:.1f}k", fmt(fps * size / MIB), len(runs)))
+                rows.append((mtu, ib_mtu(mtu), f"{size} B", f"{size + hdr} B",
+                             f"{fps / 1000:.1f}k", fmt(med([r.get("bw_mib") for r in runs])),
+                             len(runs)))
+        return rows
+
+    def link_ceiling(self):
+        rows = self.frame_rows("pktgen", 58)
         if not rows:
             return
         self.w("## Link ceiling")
@@ -625,16 +630,7 @@ class Report:
                     "payload MiB/s", "runs"), rows)
 
     def ceiling(self):
-        rows = []
-        for mtu in self.mtus:
-            for size in sorted({k[3] for k in self.d["runs"] if k[1] == mtu and k[2] == "udp"}):
-                runs = self.d["runs"].get(("tcp", mtu, "udp", size, 1), [])
-                fps = med([r.get("fps") for r in runs])
-                bw = med([r.get("bw_mib") for r in runs])
-                if fps is None:
-                    continue
-                rows.append((mtu, ib_mtu(mtu), f"{size} B", f"{size + 16} B",
-                             f"{fps / 1000:.1f}k", fmt(bw), len(runs)))
+        rows = self.frame_rows("udp", 16)
         if not rows:
             return
         self.w("## UDP in RoCE-sized datagrams")
