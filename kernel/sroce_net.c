@@ -209,6 +209,7 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	struct sroce_rx rx;
 	enum sroce_counter cause = SROCE_CNT_BAD_HDR;
 	unsigned int ver;
+	bool is_req;
 	u32 ulen, plen, hlen;
 	int err;
 
@@ -304,15 +305,14 @@ static void sroce_net_rcv(struct sk_buff *skb)
 	}
 
 	sroce_qp_count(qp, SROCE_CNT_RCVD_PKTS);
-	if (rx.pkt.info->flags & SROCE_OPF_REQ) {
-		if (sroce_rx_in_task())
-			sroce_cq_rx_task(qp->rcq);
+	is_req = rx.pkt.info->flags & SROCE_OPF_REQ;
+	/* Requests complete on the receive CQ, responses on the send CQ. */
+	if (sroce_rx_in_task())
+		sroce_cq_rx_task(is_req ? qp->rcq : qp->scq);
+	if (is_req)
 		sroce_resp_rcv(qp, &rx);
-	} else {
-		if (sroce_rx_in_task())
-			sroce_cq_rx_task(qp->scq);
+	else
 		sroce_comp_rcv(qp, &rx);
-	}
 	sroce_qp_put(qp);
 done:
 	sroce_dev_put(dev);
