@@ -100,6 +100,7 @@ enum sroce_counter {
 	SROCE_CNT_DUP_READ_REFUSED,
 	SROCE_CNT_DUP_READ_LATE,
 	SROCE_CNT_ACK_LATE,
+	SROCE_CNT_TX_ZCOPY,
 	/*
 	 * Why a packet counted in malformed_pkts was refused, one cause each:
 	 * so a user can tell a broken peer from a misconfigured one.
@@ -119,6 +120,13 @@ enum sroce_retx_reason {
 	SROCE_RETX_NAK_SEQ,
 	SROCE_RETX_IMPLIED,
 	SROCE_RETX_RNR,
+};
+
+/* Zero-copy transmit (sroce_net_zc_ok()): the zero_copy sysfs values. */
+enum sroce_zc_mode {
+	SROCE_ZC_OFF,
+	SROCE_ZC_AUTO,		/* where the netdev gathers (NETIF_F_SG) */
+	SROCE_ZC_ALWAYS,
 };
 
 struct sroce_counters {
@@ -184,6 +192,7 @@ struct sroce_dev {
 	spinlock_t tx_wait_lock;
 	struct list_head tx_waiters;
 	atomic_t tx_freed;		/* skbs freed, to tell a stuck netdev */
+	u8 zero_copy;			/* enum sroce_zc_mode, sysfs zero_copy */
 
 	/*
 	 * Flows of raw packet QPs (sroce_raw.c), RCU; writers hold
@@ -664,6 +673,15 @@ int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova,
 int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 len, int access, enum sroce_copy_dir dir);
+/*
+ * Zero-copy transmit: the same bytes added to @skb (no fragments yet) as
+ * page fragments of user MRs, at most @max_frags.  0, -EOPNOTSUPP when
+ * a byte is not in a pinned user page or needs too many fragments, or an
+ * error as sroce_sge_copy()'s; on any error @skb has no fragments.
+ */
+int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
+		    const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		    u32 len, struct sk_buff *skb, u32 max_frags);
 /* LOCAL_INV / SEND_WITH_INV / REG_MR / BIND_MW work requests. */
 int sroce_mr_invalidate(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
 			struct sroce_qp *qp, bool remote);

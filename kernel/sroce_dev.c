@@ -258,9 +258,41 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/* Zero-copy transmit: 0 off, 1 where the netdev gathers, 2 always. */
+static ssize_t zero_copy_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *dev = rdma_device_to_drv_device(device,
+							  struct sroce_dev,
+							  ibdev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->zero_copy));
+}
+
+static ssize_t zero_copy_store(struct device *device,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct sroce_dev *dev = rdma_device_to_drv_device(device,
+							  struct sroce_dev,
+							  ibdev);
+	u8 mode;
+	int err;
+
+	err = kstrtou8(buf, 0, &mode);
+	if (err)
+		return err;
+	if (mode > SROCE_ZC_ALWAYS)
+		return -EINVAL;
+	WRITE_ONCE(dev->zero_copy, mode);
+	return count;
+}
+static DEVICE_ATTR_RW(zero_copy);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_sroce_abi.attr,
 	&dev_attr_parent.attr,
+	&dev_attr_zero_copy.attr,
 	NULL,
 };
 
@@ -279,6 +311,7 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	dev->zero_copy = SROCE_ZC_AUTO;
 	INIT_LIST_HEAD(&dev->list);
 
 	/*

@@ -47,6 +47,7 @@ struct sroce_swqe_state {
 	 * in req.rd_out against max_rd_atomic, and waited for by a fence.
 	 */
 	bool rd_res;
+	bool no_zc;			/* a zero-copy attempt failed: copy */
 	u8 wc_opcode;			/* enum ib_uverbs_wc_opcode */
 	u32 len;			/* message length in bytes */
 	u32 npkts;			/* PSNs the message consumes */
@@ -361,6 +362,14 @@ void sroce_raw_xmit(struct sroce_qp *qp, struct sk_buff *skb);
  */
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp,
 				    const struct sroce_av *av, u32 tlen);
+/*
+ * Zero-copy transmit (sroce_net.c): whether an RC packet's payload may go
+ * as page fragments, and, once sroce_sge_frags() has added them (an skb
+ * from sroce_net_alloc_skb() holding only the transport headers), the
+ * fragment with the pad and the room for the ICRC, and their charge.
+ */
+bool sroce_net_zc_ok(const struct sroce_dev *dev);
+int sroce_net_zc_seal(struct sk_buff *skb, u32 paylen, u32 pad);
 bool sroce_net_tx_busy(struct sroce_qp *qp, bool woken);
 /* Not locked: resume a READ response that waited for transmit budget. */
 void sroce_resp_tx_resume(struct sroce_qp *qp);

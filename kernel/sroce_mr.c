@@ -761,9 +761,72 @@ int sroce_mr_atomic(const struct sroce_mref *ref, u64 iova,
 	return err;
 }
 
-int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
-		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
-		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+/*
+ * Zero-copy transmit: @len bytes from @iova as page fragments of @skb,
+ * each with its own page reference, so a page the MR unpins on
+ * deregistration lives on until the skb is freed.  Only pinned user
+ * pages qualify: ODP pages may be taken away by an invalidation, and
+ * kernel regions may be slab memory, which skb fragments must not hold.
+ */
+static int sroce_mr_frags_locked(struct sroce_mr *mr, u64 iova, u32 len,
+				 struct sk_buff *skb, u32 max_frags)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	struct page *page;
+	unsigned int off;
+	u64 chunk;
+	void *va;
+	int err;
+
+	if (mr->type != SROCE_MR_USER)
+		return -EOPNOTSUPP;
+	if (!sroce_range_ok(mr->iova, mr->length, iova, len))
+		return -ERANGE;
+	while (len) {
+		u32 n, i = sh->nr_frags;
+
+		err = sroce_mr_locate(mr, iova, len, false, &va, &page, &off,
+				      &chunk);
+		if (err)
+			return err;
+		n = min_t(u64, len, chunk);
+		if (i && skb_can_coalesce(skb, i, page, off)) {
+			skb_frag_size_add(&sh->frags[i - 1], n);
+		} else {
+			if (i >= max_frags)
+				return -EOPNOTSUPP;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, off, n);
+		}
+		iova += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int sroce_mr_frags(const struct sroce_mref *ref, u64 iova, u32 len,
+			  struct sk_buff *skb, u32 max_frags)
+{
+	struct sroce_mr *mr = ref->mr;
+	int err = -EKEYREVOKED;
+
+	read_lock(&mr->copy_lock);
+	if (sroce_mref_live(ref))
+		err = sroce_mr_frags_locked(mr, iova, len, skb, max_frags);
+	read_unlock(&mr->copy_lock);
+	return err;
+}
+
+/*
+ * Walk @len bytes of an SGE list from @offset, checking each lkey against
+ * @pd and @access: copy them to or from @buf, or, with @skb, add them to
+ * it as fragments (at most @max_frags in all).
+ */
+static int sroce_sge_walk(struct sroce_dev *dev, struct sroce_pd *pd,
+			  const struct sroce_sge *sge, u32 num_sge, u32 offset,
+			  void *buf, u32 len, int access,
+			  enum sroce_copy_dir dir, struct sk_buff *skb,
+			  u32 max_frags)
 {
 	u32 i;
 
@@ -785,16 +848,46 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 				     addr, n, &ref);
 		if (IS_ERR(mr))
 			return PTR_ERR(mr);
-		err = sroce_mr_copy(&ref, addr, buf, n, dir);
+		if (skb) {
+			err = sroce_mr_frags(&ref, addr, n, skb, max_frags);
+		} else {
+			err = sroce_mr_copy(&ref, addr, buf, n, dir);
+			buf += n;
+		}
 		sroce_mr_put(mr);
 		if (err)
 			return err;
-		buf += n;
 		len -= n;
 		offset = 0;
 	}
 	/* The SGE list is shorter than the data. */
 	return len ? -EMSGSIZE : 0;
+}
+
+int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, int access, enum sroce_copy_dir dir)
+{
+	return sroce_sge_walk(dev, pd, sge, num_sge, offset, buf, len, access,
+			      dir, NULL, 0);
+}
+
+int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
+		    const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		    u32 len, struct sk_buff *skb, u32 max_frags)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	int err;
+
+	if (sh->nr_frags)
+		return -EINVAL;
+	err = sroce_sge_walk(dev, pd, sge, num_sge, offset, NULL, len, 0,
+			     SROCE_FROM_MR, skb, max_frags);
+	if (err) {
+		while (sh->nr_frags)
+			put_page(skb_frag_page(&sh->frags[--sh->nr_frags]));
+	}
+	return err;
 }
 
 int sroce_mr_fast_reg(struct sroce_qp *qp, struct sroce_swqe *swqe)

@@ -116,27 +116,22 @@ static bool sroce_rx_from_peer(const struct sroce_qp *qp,
 }
 
 /*
- * Verify the ICRC over a possibly non-linear skb.  skb->data is at the
- * UDP header; the IP header, UDP header and BTH must be linear.
+ * The ICRC of a possibly non-linear skb: IP, UDP and BTH, linear at its
+ * network header, then the bytes at [@from, @to) from skb->data.
  */
-static int sroce_rx_icrc(struct sk_buff *skb, unsigned int ver, u32 plen)
+static int sroce_icrc_skb(struct sk_buff *skb, unsigned int ver, u32 from,
+			  u32 to, u32 *icrc)
 {
 	u32 hlen = sroce_icrc_hdrs_len(ver);
-	u32 from = sizeof(struct udphdr) + SROCE_BTH_LEN;
-	u32 to = sizeof(struct udphdr) + plen - SROCE_ICRC_LEN;
 	struct skb_seq_state seq;
 	struct sroce_icrc st;
-	__le32 wire, *wp;
 	const u8 *data;
 	u32 consumed = 0;
 	u32 n;
 
-	if (hlen != skb_network_header_len(skb) + sizeof(struct udphdr) +
-		    SROCE_BTH_LEN)
+	if (skb_network_offset(skb) + hlen > skb_headlen(skb) ||
+	    sroce_icrc_init(&st, skb_network_header(skb), hlen, ver))
 		return -EINVAL;
-	if (sroce_icrc_init(&st, skb_network_header(skb), hlen, ver))
-		return -EINVAL;
-
 	/* skb_seq_read() may hand out more than asked for: clamp */
 	skb_prepare_seq_read(skb, from, to, &seq);
 	while (consumed < to - from &&
@@ -146,11 +141,29 @@ static int sroce_rx_icrc(struct sk_buff *skb, unsigned int ver, u32 plen)
 		consumed += n;
 	}
 	skb_abort_seq_read(&seq);
-
-	wp = skb_header_pointer(skb, to, sizeof(wire), &wire);
-	if (!wp || consumed != to - from)
+	if (consumed != to - from)
 		return -EINVAL;
-	return get_unaligned_le32(wp) == sroce_icrc_final(&st) ? 0 : -EBADMSG;
+	*icrc = sroce_icrc_final(&st);
+	return 0;
+}
+
+/* Verify the ICRC of a received packet; skb->data is at the UDP header. */
+static int sroce_rx_icrc(struct sk_buff *skb, unsigned int ver, u32 plen)
+{
+	u32 from = sizeof(struct udphdr) + SROCE_BTH_LEN;
+	u32 to = sizeof(struct udphdr) + plen - SROCE_ICRC_LEN;
+	__le32 wire, *wp;
+	u32 icrc;
+
+	if (sroce_icrc_hdrs_len(ver) != skb_network_header_len(skb) +
+	    sizeof(struct udphdr) + SROCE_BTH_LEN)
+		return -EINVAL;
+	if (sroce_icrc_skb(skb, ver, from, to, &icrc))
+		return -EINVAL;
+	wp = skb_header_pointer(skb, to, sizeof(wire), &wire);
+	if (!wp)
+		return -EINVAL;
+	return get_unaligned_le32(wp) == icrc ? 0 : -EBADMSG;
 }
 
 static void sroce_rx_addrs(struct sk_buff *skb, unsigned int ver,
@@ -793,15 +806,72 @@ static void sroce_push_udp(struct sk_buff *skb, const struct sroce_qp *qp)
 	uh->check = 0;
 }
 
+/* skb->data is at the IP header; the ICRC goes in the last four bytes. */
 static int sroce_put_icrc(struct sk_buff *skb, unsigned int ver)
 {
+	__le32 wire;
 	u32 icrc;
 	int err;
 
+	if (skb_is_nonlinear(skb)) {
+		err = sroce_icrc_skb(skb, ver, sroce_icrc_hdrs_len(ver),
+				     skb->len - SROCE_ICRC_LEN, &icrc);
+		if (err)
+			return err;
+		wire = cpu_to_le32(icrc);
+		return skb_store_bits(skb, skb->len - SROCE_ICRC_LEN, &wire,
+				      sizeof(wire));
+	}
 	err = sroce_icrc_compute(skb_network_header(skb), skb->len, ver, &icrc);
 	if (err)
 		return err;
 	put_unaligned_le32(icrc, skb_tail_pointer(skb) - SROCE_ICRC_LEN);
+	return 0;
+}
+
+/*
+ * Zero-copy transmit.  An RC packet's payload may go as page fragments
+ * of the user MR's pinned pages instead of a copy: the ICRC is then
+ * computed over those pages as the packet leaves sroce_net.c, and the
+ * pages live on, by the fragments' own references, until the netdev frees
+ * the skb.  Only RC: its WQE completes when the peer has ACKed the data,
+ * so nothing reads the buffer after the process gets it back; a UC or UD
+ * WQE completes as it is sent, while the skb may still sit in a qdisc.
+ * A netdev without NETIF_F_SG would have the stack linearize the packet
+ * again (a copy, plus an allocation), so by default (@zero_copy 1) the
+ * payload is copied there; 2 asks for fragments anyway, to test them.
+ */
+bool sroce_net_zc_ok(const struct sroce_dev *dev)
+{
+	u8 mode = READ_ONCE(dev->zero_copy);
+
+	return mode == SROCE_ZC_ALWAYS ||
+	       (mode == SROCE_ZC_AUTO && (dev->ndev->features & NETIF_F_SG));
+}
+
+int sroce_net_zc_seal(struct sk_buff *skb, u32 paylen, u32 pad)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 n = pad + SROCE_ICRC_LEN, charge;
+	struct page *page;
+	u8 *p;
+
+	if (sh->nr_frags >= MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	p = netdev_alloc_frag(n);
+	if (!p)
+		return -ENOMEM;
+	memset(p, 0, n);
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(skb, sh->nr_frags, page,
+			   p - (u8 *)page_address(page), n);
+	/* The process can write the payload pages: never modify in place. */
+	sh->flags |= SKBFL_SHARED_FRAG;
+	charge = paylen + n;
+	skb->len += charge;
+	skb->data_len += charge;
+	skb->truesize += charge;
+	refcount_add(charge, &skb->sk->sk_wmem_alloc);
 	return 0;
 }
 
@@ -958,15 +1028,19 @@ static int sroce_xmit6(struct sroce_qp *qp, const struct sroce_av *av,
 	return err > 0 ? -ENOBUFS : err;
 }
 
-/* Room for the ICRC, which the IP layer's caller fills in; frees on error. */
+/*
+ * Room for the ICRC, which the IP layer's caller fills in; a zero-copy
+ * packet has it in its last fragment already.  Frees on error.
+ */
 static int sroce_tx_prep(struct sk_buff *skb, const struct sroce_av *av)
 {
-	if (unlikely(skb_is_nonlinear(skb) ||
-		     skb_tailroom(skb) < SROCE_ICRC_LEN)) {
-		kfree_skb(skb);
-		return -EINVAL;
+	if (!skb_is_nonlinear(skb)) {
+		if (unlikely(skb_tailroom(skb) < SROCE_ICRC_LEN)) {
+			kfree_skb(skb);
+			return -EINVAL;
+		}
+		skb_put(skb, SROCE_ICRC_LEN);
 	}
-	skb_put(skb, SROCE_ICRC_LEN);
 	skb->priority = rt_tos2priority(av->traffic_class);
 	return 0;
 }
@@ -1064,7 +1138,7 @@ static void sroce_txb_add(struct sroce_txb *b, struct sk_buff *skb)
 /* UDP payload of the batch's head: the largest packet in it. */
 static u32 sroce_txb_head_len(const struct sroce_txb *b)
 {
-	return skb_headlen(b->head) - sizeof(struct iphdr) -
+	return skb_pagelen(b->head) - sizeof(struct iphdr) -
 	       sizeof(struct udphdr);
 }
 

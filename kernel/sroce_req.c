@@ -317,11 +317,6 @@ static void req_release(struct sroce_qp *qp, bool last_of_run)
 }
 
 /*
- * Build and send the next packet of @swqe.  Returns 0 when a packet was
- * handed to the network, -ENOMEM when no skb could be had (nothing
- * changed; try again later), or -EFAULT when the WQE failed.
- */
-/*
  * @len bytes of the message from @off into @buf.  -EAGAIN: an ODP page
  * is being faulted in, try again later; -EFAULT: the WQE failed.
  */
@@ -342,6 +337,77 @@ static int req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
 		return err;
 	req_fail_wqe(qp, swqe, IB_WC_LOC_PROT_ERR);
 	return -EFAULT;
+}
+
+/*
+ * Zero-copy transmit (sroce_net.c): below this many bytes a copy costs
+ * less than a fragment's page references and the ICRC trailer.
+ */
+#define SROCE_ZC_MIN_PAYLOAD	256
+/* MAX_SKB_FRAGS less one for the trailer; more would be copied. */
+#define SROCE_ZC_MAX_FRAGS	(MAX_SKB_FRAGS - 1)
+
+static bool req_zc_ok(struct sroce_qp *qp, const struct sroce_swqe *swqe,
+		      u32 paylen)
+{
+	return paylen >= SROCE_ZC_MIN_PAYLOAD && req_is_rc(qp) &&
+	       !swqe->st.no_zc && !(swqe->wqe.send_flags & IB_SEND_INLINE) &&
+	       sroce_net_zc_ok(qp->dev);
+}
+
+/*
+ * The packet with headers @h and @paylen bytes of the message from @off:
+ * the payload as page fragments where req_zc_ok() allows (any failure
+ * there falls back to the copy, which reports errors), else copied.
+ * ERR_PTR(-ENOMEM): no skb, nothing changed; else as req_copy_payload().
+ */
+static struct sk_buff *req_build(struct sroce_qp *qp, struct sroce_swqe *swqe,
+				 const struct sroce_av *av,
+				 const struct sroce_pkt_hdrs *h, u32 off,
+				 u32 paylen)
+{
+	u32 hl = sroce_opcode_info(h->opcode)->hdr_len;
+	bool zc = req_zc_ok(qp, swqe, paylen);
+	u32 tlen = hl + (zc ? 0 : paylen + h->pad);
+	struct sk_buff *skb;
+	u8 *buf;
+	int err;
+
+again:
+	skb = sroce_net_alloc_skb(qp, av, tlen);
+	if (unlikely(!skb))
+		return ERR_PTR(-ENOMEM);
+	buf = skb_put(skb, tlen);
+	if (unlikely(sroce_pkt_build(buf, tlen, h) != hl)) {
+		kfree_skb(skb);
+		req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
+		return ERR_PTR(-EFAULT);
+	}
+	if (zc) {
+		err = sroce_sge_frags(qp->dev, qp->pd, swqe->sge,
+				      swqe->wqe.num_sge, off, paylen, skb,
+				      SROCE_ZC_MAX_FRAGS);
+		if (!err)
+			err = sroce_net_zc_seal(skb, paylen, h->pad);
+		if (likely(!err)) {
+			sroce_qp_count(qp, SROCE_CNT_TX_ZCOPY);
+			return skb;
+		}
+		kfree_skb(skb);
+		swqe->st.no_zc = true;
+		zc = false;
+		tlen = hl + paylen + h->pad;
+		goto again;
+	}
+	if (paylen) {
+		err = req_copy_payload(qp, swqe, off, buf + hl, paylen);
+		if (err) {
+			kfree_skb(skb);
+			return ERR_PTR(err);
+		}
+	}
+	memset(buf + hl + paylen, 0, h->pad);
+	return skb;
 }
 
 /* A raw packet QP's SEND: the WQE holds the whole frame (sroce_raw.c). */
@@ -367,6 +433,12 @@ static int req_send_raw(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	return 0;
 }
 
+/*
+ * Build and send the next packet of @swqe.  Returns 0 when a packet was
+ * handed to the network, -ENOMEM when no skb could be had (nothing
+ * changed; try again later), -EAGAIN while an ODP page is faulted in,
+ * or -EFAULT when the WQE failed.
+ */
 static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 {
 	const struct sroce_send_wqe *wqe = &swqe->wqe;
@@ -375,11 +447,9 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 	const struct sroce_av *av = &qp->av;
 	struct sroce_pkt_hdrs h = {};
 	u32 mtu = sroce_req_mtu(qp);
-	u32 off = st->sent, paylen = 0, tlen;
-	bool first, last, payload = false;
+	u32 off = st->sent, paylen = 0;
 	struct sk_buff *skb;
-	u8 *buf;
-	int hl, err;
+	bool first, last;
 
 	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
 		return req_send_raw(qp, swqe);
@@ -444,12 +514,10 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 		h.reth_va = wqe->wr.rdma.remote_addr;
 		h.reth_rkey = wqe->wr.rdma.rkey;
 		h.reth_len = sizeof(u64);
-		payload = true;
 		paylen = sizeof(u64);
 		first = last = true;
 		break;
 	default:
-		payload = true;
 		paylen = min(mtu, st->len - off);
 		first = off == 0;
 		last = off + paylen >= st->len;
@@ -477,25 +545,9 @@ static int req_send_pkt(struct sroce_qp *qp, struct sroce_swqe *swqe)
 			   sroce_psn_diff(sroce_psn_next(h.psn), qp->comp.psn) >=
 			   SROCE_REQ_WINDOW;
 
-	tlen = sroce_opcode_info(h.opcode)->hdr_len + paylen + h.pad;
-	skb = sroce_net_alloc_skb(qp, av, tlen);
-	if (unlikely(!skb))
-		return -ENOMEM;
-	buf = skb_put(skb, tlen);
-	hl = sroce_pkt_build(buf, tlen, &h);
-	if (unlikely(hl < 0 || hl + paylen + h.pad != tlen)) {
-		kfree_skb(skb);
-		req_fail_wqe(qp, swqe, IB_WC_LOC_QP_OP_ERR);
-		return -EFAULT;
-	}
-	if (payload && paylen) {
-		err = req_copy_payload(qp, swqe, off, buf + hl, paylen);
-		if (err) {
-			kfree_skb(skb);
-			return err;
-		}
-	}
-	memset(buf + hl + paylen, 0, h.pad);
+	skb = req_build(qp, swqe, av, &h, off, paylen);
+	if (IS_ERR(skb))
+		return PTR_ERR(skb);
 
 	/* Progress is recorded before the send: loopback may ACK at once. */
 	if (h.ackreq)

@@ -99,6 +99,35 @@ tcp_listening() {
 		/proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
+# ns_pair NSA NSB DEVA DEVB IP4A IP4B [IP6A IP6B]: a veth pair DEVA in NSA,
+# DEVB in NSB, addressed and up.
+ns_pair() {
+	ip netns add "$1" && ip netns add "$2" &&
+		ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" &&
+		ip -n "$1" addr add "$5/24" dev "$3" &&
+		ip -n "$2" addr add "$6/24" dev "$4" || return 1
+	if [ -n "${7:-}" ]; then
+		ip -n "$1" addr add "$7/64" dev "$3" nodad &&
+			ip -n "$2" addr add "$8/64" dev "$4" nodad || return 1
+	fi
+	ip -n "$1" link set "$3" up && ip -n "$2" link set "$4" up &&
+		ip -n "$1" link set lo up && ip -n "$2" link set lo up
+}
+
+# ready NS DEV IP: DEV is ACTIVE and has a RoCE v2 GID for IP (IPv4 or
+# IPv6), both read inside NS (so the device is visible there).
+ready() {
+	wait_for "ip netns exec $1 grep -q ACTIVE /sys/class/infiniband/$2/ports/1/state" 60 &&
+		wait_for "gid_in $1 $2 $3 > /dev/null" 60
+}
+
+# gid_in NS DEV IP: DEV's GID index for IP, read inside NS.
+gid_in() {
+	local gidf=roce_gid_index
+	[[ $3 == *:* ]] && gidf=roce_gid6_index
+	ip netns exec "$1" bash -c ". $REPO/selftests/lib/guest.sh; . $REPO/selftests/verbs/lib.sh; $gidf $2 $3"
+}
+
 # in_ns NS CMD...: CMD in network namespace NS, or here if NS is empty.
 in_ns() {
 	local ns=$1

@@ -77,15 +77,24 @@
  * OP_AW: ATOMIC WRITE (ibv_wr_atomic_write; rdma_rxe has it from Linux
  * 6.2 on, so only asked for by name, like OP_BURST).
  */
+/*
+ * OP_RECYCLE: an RDMA WRITE cut into multi-packet WRs that all come from
+ * a few source slots: as soon as a WR completes, its slot is overwritten
+ * with the next WR's bytes (or junk, at the end) and posted again.  Any
+ * byte the requester read from a slot after the WR's completion, such as
+ * a zero-copy packet still on its way, would land as another WR's bytes.
+ */
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
-	  OP_FAA, OP_BURST, OP_AW, NUM_OPS };
+	  OP_FAA, OP_BURST, OP_AW, OP_RECYCLE, NUM_OPS };
 
 static const char *const op_names[NUM_OPS] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "burst",
-	"aw",
+	"aw", "recycle",
 };
 /* Ops a plan has only when it names them. */
-#define NAMED_ONLY_OPS	(1u << OP_BURST | 1u << OP_AW)
+#define NAMED_ONLY_OPS	(1u << OP_BURST | 1u << OP_AW | 1u << OP_RECYCLE)
+#define RECYCLE_SLOTS	4
+#define JUNK_BYTE	0xee
 #define SQ_DEPTH	64
 #define BURST_DEPTH	(SQ_DEPTH - 8)
 #define BURST_PIECE_MIN	64
@@ -163,7 +172,8 @@ static void usage(const char *prog)
 		"  SIZES  comma list of byte counts (default " DEFAULT_SIZES ";\n"
 		"         UD caps them at the path MTU)\n"
 		"  OPS    comma list of send,send_imm,write,write_imm,read,cas,faa,\n"
-		"         burst (default: all the QP type supports but burst)\n"
+		"         burst,aw,recycle (default: all the QP type supports but\n"
+		"         burst, aw and recycle)\n"
 		"  PATH_MTU  256, 512, 1024, 2048 or 4096 (default: the port's active MTU)\n",
 		prog);
 }
@@ -1028,6 +1038,62 @@ static int write_burst(uint64_t id, uint64_t laddr, uint32_t len,
 	return 0;
 }
 
+/*
+ * OP_RECYCLE's WRs: piece k has wr_id id + (k + 1) << 40 and comes from
+ * slot k % RECYCLE_SLOTS at @laddr; @want is the whole message.
+ */
+static int write_recycle(uint64_t id, uint64_t laddr, const unsigned char *want,
+			 uint32_t len, uint64_t raddr)
+{
+	/* several packets each, ending off packet and page boundaries */
+	uint32_t piece = 3 * mtu / 2 + 7, n, posted = 0, done = 0;
+	unsigned char *slot;
+	struct ibv_wc wc;
+
+	n = len ? (len + piece - 1) / piece : 0;
+	while (done < n) {
+		while (posted < n && posted - done < RECYCLE_SLOTS) {
+			uint32_t o = posted * piece;
+			uint32_t plen = len - o < piece ? len - o : piece;
+
+			slot = (unsigned char *)(uintptr_t)laddr +
+			       (posted % RECYCLE_SLOTS) * piece;
+			memcpy(slot, want + o, plen);
+			if (post_send1(id + ((uint64_t)(posted + 1) << 40),
+				       IBV_WR_RDMA_WRITE,
+				       (uintptr_t)slot, plen, raddr + o, 0))
+				return -1;
+			posted++;
+		}
+		if (expect_wc(scq, id + ((uint64_t)(done + 1) << 40),
+			      IBV_WC_RDMA_WRITE, &wc, "recycle write completion"))
+			return -1;
+		/* the WR is done: its bytes may change at once */
+		slot = (unsigned char *)(uintptr_t)laddr +
+		       (done % RECYCLE_SLOTS) * piece;
+		memset(slot, JUNK_BYTE, len - done * piece < piece ?
+		       len - done * piece : piece);
+		done++;
+	}
+	return 0;
+}
+
+static int recycle(uint64_t id, uint64_t laddr, const struct step *s,
+		   uint64_t raddr)
+{
+	unsigned char *want = malloc(s->len ? s->len : 1);
+	int err;
+
+	if (!want) {
+		note("out of memory");
+		return -1;
+	}
+	pattern_fill(want, s->len, s->seed);
+	err = write_recycle(id, laddr, want, s->len, raddr);
+	free(want);
+	return err;
+}
+
 static int requester(const struct step *s, int idx, int *fatal, long *ms)
 {
 	uint32_t off = step_off(idx), aoff = ATOMIC_BASE + 8 * (idx % 8);
@@ -1055,6 +1121,7 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		memset(res, GUARD_BYTE, 16);
 		break;
 	case OP_AW:
+	case OP_RECYCLE:
 		break;
 	default:
 		return 0;
@@ -1073,6 +1140,12 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		if (post_send1(id, IBV_WR_RDMA_WRITE, laddr, s->len, raddr, 0) ||
 		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id, IBV_WC_RDMA_WRITE, &wc, "write completion") ||
+		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
+			return 0;
+		break;
+	case OP_RECYCLE:
+		if (recycle(id, laddr, s, raddr) ||
+		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
 			return 0;
 		break;
@@ -1175,6 +1248,7 @@ static int responder_prep(const struct step *s, int idx, int post)
 	case OP_WRITE:
 	case OP_WRITE_IMM:
 	case OP_BURST:
+	case OP_RECYCLE:
 		memset(buf + DATA_BASE, GUARD_BYTE, off - DATA_BASE + s->len + GUARD);
 		memset(buf + SCRATCH_BASE, GUARD_BYTE, 64);
 		return post ? post_recv1(id, (uintptr_t)buf + SCRATCH_BASE, 64) : 0;
@@ -1217,9 +1291,11 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 	case OP_WRITE:
 	case OP_WRITE_IMM:
 	case OP_BURST:
+	case OP_RECYCLE:
 		opc = s->op == OP_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 		/* WRITE_IMM reports the length written; the marker is empty */
-		want_len = s->op == OP_WRITE || s->op == OP_BURST ? 0 : s->len + grh;
+		want_len = s->op == OP_WRITE || s->op == OP_BURST ||
+			   s->op == OP_RECYCLE ? 0 : s->len + grh;
 		r = expect_wc_ms(rcq, id, opc, &wc, "receive completion",
 				 qpt == IBV_QPT_RC ? WAIT_MS : LOSS_WAIT_MS);
 		if (r == -2 && qpt != IBV_QPT_RC) {
@@ -1264,7 +1340,8 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 			}
 			ok &= grh_ok(buf + off);
 		}
-		if (s->op == OP_WRITE || s->op == OP_WRITE_IMM || s->op == OP_BURST)
+		if (s->op == OP_WRITE || s->op == OP_WRITE_IMM ||
+		    s->op == OP_BURST || s->op == OP_RECYCLE)
 			ok &= guard_check(buf + SCRATCH_BASE, 64) < 0;
 		/* in UD the GRH lies between the front guard and the data */
 		if (grh && guard_check(buf + DATA_BASE, off - DATA_BASE) >= 0) {
