@@ -26,7 +26,7 @@ KSRC := $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h kernel/uapi/*/*.h)
 HSRC := $(filter-out %.mod.c,$(wildcard selftests/harness/*.c selftests/kmod/*.c))
 
 .PHONY: all deps module module-6.12 userspace selftests install stage check check-unit \
-	checkpatch sparse clean demo bench bench-quick bench-scale latency \
+	checkpatch sparse clean demo bench bench-quick bench-scale bench-zc latency \
 	profile vm-ready fuzz-wire check-debug check-deb check-deb-6.12 check-6.12 check-long check-trixie
 
 all: module userspace selftests
@@ -174,6 +174,10 @@ bench-quick: vm-ready
 
 bench-scale: vm-ready
 	BENCH_SCALE_ONLY=1 scripts/bench.sh
+
+# One guest: zero-copy transmit against the copy on a veth pair.
+bench-zc: vm-ready
+	BENCH_ZC_ONLY=1 BENCH_OUT=bench/zc scripts/bench.sh
 
 # One boot: ICMP, UDP, rc_pingpong and ib_*_lat round trips, sroce and rxe.
 latency: vm-ready

@@ -21,6 +21,8 @@
 #   BENCH_FULL_ALL=1  the whole matrix at every MTU, not just the first
 #   BENCH_QP_TIMEOUT  perftest -u (RC ack timeout exponent, default 17)
 #   BENCH_OUT         where results.md and the plot go (default bench)
+#   BENCH_ZC=0        skip the zero-copy run (one guest, a veth pair:
+#                     selftests/bench/zc.sh); BENCH_ZC_ONLY=1 runs only it
 # Exit status: 0 if every boot completed (devices that could not be
 # measured are reported, not fatal), 1 otherwise, 2 setup error.
 set -uo pipefail
@@ -75,7 +77,11 @@ FULL_ALL=${BENCH_FULL_ALL:-0}
 # default (14, 67 ms) is below the round trip of a loaded TCG guest pair
 # (p99 of 100+ ms seen), which turns a clean link into a retry storm.
 QP_TIMEOUT=${BENCH_QP_TIMEOUT:-17}
+# Zero-copy run only (`make bench-zc`): no VM pair at all.
+[[ ${BENCH_ZC_ONLY:-0} == 1 ]] && BENCH_MTUS= BENCH_ZC=1
 MTU1=${BENCH_MTUS%% *}
+ZC=${BENCH_ZC:-1}
+((QUICK)) && ZC_SIZES=65536 || ZC_SIZES="65536 1048576"
 : "${BENCH_DEVS:=tcp rxe sroce}"
 STAGE=${BENCH_STAGE:-$ROOT/build/stage}
 [[ -d $STAGE ]] || STAGE=none
@@ -216,6 +222,25 @@ for mtu in $BENCH_MTUS; do
 	echo "vm_rc=$vm_rc" > "$dir/boot.info"
 	echo "wall=$(($(date +%s) - t0))" >> "$dir/boot.info"
 done
+# Zero-copy transmit against the copy, on a veth pair in one guest with
+# two vCPUs (the VM link cannot gather: selftests/bench/zc.sh).
+if [[ $ZC == 1 && ${BENCH_SCALE_ONLY:-0} != 1 ]]; then
+	dir=$RUN/zc
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cat > "$dir/bench.conf" <<-CONF
+		BENCH_REPS=${BENCH_REPS}
+		BENCH_DUR=$BENCH_DUR
+		BENCH_MARGIN=1
+		BENCH_QP_TIMEOUT=$QP_TIMEOUT
+		BENCH_ZC_TESTS="write send"
+		BENCH_ZC_SIZES="$ZC_SIZES"
+	CONF
+	echo "bench: zero-copy, one guest (limit ${BENCH_TIMEOUT}s)"
+	"$ROOT/scripts/vm.sh" -n 1 -c 2 -m 2048 --no-slub-debug -q \
+		-t "$BENCH_TIMEOUT" --stage "$STAGE" -o "$dir" \
+		"$ROOT/selftests/bench/zc.sh" > "$dir/host.out" 2>&1 || rc=1
+fi
 {
 	echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -469,9 +469,13 @@ class Report:
         self.w(f"- sroce from the staged install `{i.get('stage', '?')}`")
         link = {"unix": "QEMU stream netdev over a host Unix socket",
                 "tcp": "QEMU socket netdev over host TCP"}.get(i.get("link", ""), "link type not recorded")
-        self.w(f"- guests: 2 VMs, 1 vCPU and 2048 MB each, Debian kernel, joined by one "
-               f"virtio-net link ({link}); perftest {i.get('perftest', '?')}, "
-               f"iperf3 {i.get('iperf3', '?')}")
+        if self.mtus:
+            self.w(f"- guests: 2 VMs, 1 vCPU and 2048 MB each, Debian kernel, joined by one "
+                   f"virtio-net link ({link}); perftest {i.get('perftest', '?')}, "
+                   f"iperf3 {i.get('iperf3', '?')}")
+        else:
+            self.w(f"- zero-copy run only (`make bench-zc`): one guest, 2 vCPUs and 2048 MB; "
+                   f"perftest {i.get('perftest', '?')}, iperf3 {i.get('iperf3', '?')}")
         for mtu in self.mtus:
             b = self.d["boots"][mtu]
             cl = b.get("cmdline", "")
@@ -496,6 +500,8 @@ class Report:
         self.w("- bandwidth in MiB/s (2^20 bytes/s) of payload; ratios > 1 mean sroce is faster "
                "(bandwidth) or slower (latency)")
         self.w()
+        if not self.mtus:
+            return
         self.w("## Devices")
         self.w()
         rows = []
@@ -789,6 +795,90 @@ class Report:
         self.table(("device", "MTU", "QPs", "aggregate MiB/s", "server KiB/QP", "client KiB/QP"),
                    rows)
 
+    def zero_copy(self):
+        """selftests/bench/zc.sh's zc.tsv: copy against zero-copy, one guest."""
+        path = os.path.join(self.run, "zc", "raw", "zc.tsv")
+        if not os.path.isfile(path):
+            return
+        runs = {}
+        for line in read(path).splitlines():
+            f = line.split("\t")
+            # perftest prints 0.00 when it could not calibrate its clock
+            if len(f) != 9 or f[8] != "0" or float(f[4]) <= 0:
+                continue
+            mode, test, size = f[0], f[1], int(f[2])
+            bw, cpu, zc, sent = float(f[4]), float(f[5]), int(f[6]), int(f[7])
+            gib = bw * float(self.info.get("dur", 4)) / 1024
+            runs.setdefault((test, size, mode), []).append(
+                {"bw": bw, "cpu_gib": cpu / gib if gib else None,
+                 "zc_share": zc / sent if sent else 0.0})
+        if not runs:
+            return
+        self.w("## Zero-copy transmit: copy against page fragments")
+        self.w()
+        self.w("One guest with two vCPUs (`selftests/bench/zc.sh`): sroce on each end of a "
+               "veth pair between two network namespaces, path MTU 1024, one RC QP, 64 KiB "
+               "and 1 MiB messages. The VM link cannot gather (no NETIF_F_SG on QEMU's stream "
+               "netdev), a veth pair can. Both ends share the guest's CPUs, so a figure pays "
+               "for sender and receiver; the receiver still copies into its MR. Each "
+               "repetition runs the copy (`zero_copy` 0) and zero-copy (1) back to back. "
+               "CPU = guest CPU seconds (both namespaces) per GiB moved; zc share = packets "
+               "sent as page fragments / packets sent. TCP (iperf3 over the same veth, 64 KiB "
+               "GSO packets) is there for scale.")
+        self.w()
+        rows = []
+        for (test, size, mode) in sorted(runs):
+            if mode != "0":
+                continue
+            c, z = runs[(test, size, "0")], runs.get((test, size, "1"), [])
+            cb, zb = med([r["bw"] for r in c]), med([r["bw"] for r in z])
+            cc, zcpu = med([r["cpu_gib"] for r in c]), med([r["cpu_gib"] for r in z])
+            share = med([r["zc_share"] for r in z])
+            rows.append((test, size_name(size), f"{fmt(cb)} (n={len(c)})",
+                         f"{fmt(zb)} (n={len(z)})", ratio(zb, cb), fmt(cc, 2),
+                         fmt(zcpu, 2), ratio(zcpu, cc),
+                         "-" if share is None else f"{share:.2f}"))
+        self.table(("test", "size", "copy MiB/s", "zero-copy MiB/s", "zc/copy",
+                    "copy CPU s/GiB", "zc CPU s/GiB", "zc/copy CPU", "zc share"), rows)
+        tcp = runs.get(("tcp", 131072, "tcp"), [])
+        if tcp:
+            self.w(f"TCP over the same veth: {fmt(med([r['bw'] for r in tcp]))} MiB/s "
+                   f"(n={len(tcp)}).")
+            self.w()
+        self.zero_copy_profile()
+
+    # Where the sender's copy shows in a profile, and what replaces it.
+    ZC_SYMS = ("req_build", "sroce_sge_copy", "sroce_sge_frags", "sroce_net_zc_seal",
+               "sroce_put_icrc", "sroce_mr_copy", "memcpy", "__memcpy", "memcpy_orig",
+               "memcpy_erms", "crc32_body", "sroce_net_rcv")
+
+    def zero_copy_profile(self):
+        prof = {}
+        for mode in ("0", "1"):
+            text = read(os.path.join(self.run, "zc", "raw", f"zc_{mode}_write.prof"))
+            for line in text.splitlines():
+                m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[k\]\s+(\S+)", line)
+                if m and m.group(3) in self.ZC_SYMS:
+                    prof[(mode, m.group(3))] = (float(m.group(1)), float(m.group(2)))
+        if not prof:
+            return
+        self.w("Profile of the first 64 KiB write runs (perf, whole guest, call graphs): "
+               "each function's share of all samples including what it calls (self in "
+               "brackets); `-` = under 0.5%. In the copy run the sender's copy is "
+               "`sroce_sge_copy`; the responder of a WRITE copies through `sroce_mr_copy` "
+               "in both.")
+        self.w()
+        rows = []
+        for sym in self.ZC_SYMS:
+            if not any((m, sym) in prof for m in ("0", "1")):
+                continue
+            cells = []
+            for mode in ("0", "1"):
+                v = prof.get((mode, sym))
+                cells.append(f"{v[0]:.1f}% ({v[1]:.1f}%)" if v else "-")
+            rows.append((f"`{sym}`", cells[0], cells[1]))
+        self.table(("function", "copy", "zero-copy"), rows)
+
     def failures(self):
         if not self.d["failed"]:
             return
@@ -891,6 +981,7 @@ def main():
     rep.cpu()
     rep.counters()
     rep.scale()
+    rep.zero_copy()
     rep.failures()
     png = plot(data, rep.mtus, outdir, rep.info.get("reps", "?"))
     if png and png.endswith(".png"):

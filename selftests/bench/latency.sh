@@ -15,6 +15,7 @@
 # (e.g. a patched build), measured in the same boot as the staged one.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
+. "$REPO/selftests/bench/perf.sh"
 
 LAT_DEVS="sroce rxe"
 LAT_ITERS=200
@@ -129,38 +130,21 @@ counters() { # DEV FILE
 }
 
 # profile_pair NAME READY-CMD CMD...: pair, with perf sampling the whole
-# guest on both sides (cpu-clock: TCG emulates no PMU; a fixed period of
-# 2 ms). perf starts with its events disabled and the run begins only once
-# perf has acknowledged "enable": its start-up in an emulated guest took
-# longer than the 8 s runs, and recordings held 1 to 5 samples. The
-# symbols above 1% of the samples go to $OUT/NAME.profile.vmN, each
-# task's share of all samples to $OUT/NAME.comm.vmN.
+# guest on both sides (selftests/bench/perf.sh). The symbols above 1% of
+# the samples go to $OUT/NAME.profile.vmN, each task's share of all
+# samples to $OUT/NAME.comm.vmN.
 profile_pair() {
-	local name=$1 ppid rc ack
-	local ctl=/tmp/$name.ctl ackf=/tmp/$name.ack log=$OUT/$name.perf.vm$VM_ID.log
-	echo 0 > /proc/sys/kernel/kptr_restrict
-	rm -f "$ctl" "$ackf"
-	mkfifo "$ctl" "$ackf" || return 1
-	perf record -a -e cpu-clock -c 2000000 -D -1 --control "fifo:$ctl,$ackf" \
-		-o "/tmp/$name.perf" > "$log" 2>&1 &
-	ppid=$!
-	exec 7<> "$ctl" 8<> "$ackf"
-	echo enable >&7
-	if ! read -r -t 120 ack <&8 || [ "$ack" != ack ]; then
-		echo "perf did not start" >> "$log"
-		kill "$ppid" 2>/dev/null
-	fi
+	local name=$1 rc
+	perf_start "$name" "$OUT/$name.perf.vm$VM_ID.log"
 	pair "$@"
 	rc=$?
-	kill -INT "$ppid" 2>/dev/null
-	wait "$ppid"
-	exec 7>&- 8>&-
+	perf_stop
 	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm,dso,sym \
-		--percent-limit 1 2>> "$log" | grep -v '^#' | grep -v '^$' \
+		--percent-limit 1 2>> "$PERF_LOG" | grep -v '^#' | grep -v '^$' \
 		> "$OUT/$name.profile.vm$VM_ID"
 	perf report -i "/tmp/$name.perf" --stdio --no-children --sort comm \
-		2>> "$log" | grep -v '^#' | grep -v '^$' > "$OUT/$name.comm.vm$VM_ID"
-	rm -f "/tmp/$name.perf" "$ctl" "$ackf"
+		2>> "$PERF_LOG" | grep -v '^#' | grep -v '^$' > "$OUT/$name.comm.vm$VM_ID"
+	rm -f "/tmp/$name.perf"
 	return $rc
 }
 
