@@ -15,9 +15,11 @@
 #   checked, with tx_zcopy_pkts moving on both devices; then "recycle":
 #   1 MiB written from four slots, each overwritten the moment its WR
 #   completes, so a byte read from a slot after its completion would land
-#   as another WR's. All of it again on a link that loses, duplicates
-#   (netem clones, sharing the pages) and reorders: retransmissions are
-#   rebuilt from memory as it is then.
+#   as another WR's; then "gather": writes whose WRs take up to 24
+#   pieces from two MRs, so a packet may need more fragments than an skb
+#   holds (it is copied then). All of it again on a link that loses,
+#   duplicates (netem clones, sharing the pages) and reorders:
+#   retransmissions are rebuilt from memory as it is then.
 # - zero_copy 0 and a netdev without scatter-gather (1) copy; 2 sends
 #   fragments anyway, which the stack linearizes, bytes still right.
 # - A process killed while its zero-copy packets sit in a delaying qdisc:
@@ -88,6 +90,11 @@ ZA=$(zc sa)
 t_ok "recycle: 1 MiB from four slots rewritten at each completion, both ways" \
 	xfer recycle 65536,1048576
 t_ok "recycle went zero-copy" grew "$ZA" "$(zc sa)"
+ZA=$(zc sa)
+t_ok "gather: writes of up to 24 pieces (1 B .. 1500 B, two MRs), both ways" \
+	xfer gather 1,4097,65536,1048576
+t_ok "gather went zero-copy where a packet needs at most 16 fragments" \
+	grew "$ZA" "$(zc sa)"
 
 # --- loss, duplicates (clones sharing the pages), reordering ------------
 impair() {
@@ -100,7 +107,7 @@ ZA=$(zc sa)
 impair_both() { impair na va && impair nb vb; }
 t_ok "netem on va and vb: 2% loss, 2% duplicates, 5% reordered" impair_both
 t_ok "under impairment: send, write, read, recycle at 1 MiB, every byte checked" \
-	xfer send,write,read,recycle 4097,1048576
+	xfer send,write,read,recycle,gather 4097,1048576
 t_ok "zero-copy packets were retransmitted" \
 	grew "$R0" $(($(hw_counter retransmits sa) + $(hw_counter retransmits sb)))
 t_ok "duplicates were answered, not executed again" \

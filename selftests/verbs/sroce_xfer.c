@@ -84,15 +84,24 @@
  * byte the requester read from a slot after the WR's completion, such as
  * a zero-copy packet still on its way, would land as another WR's bytes.
  */
+/*
+ * OP_GATHER: an RDMA WRITE whose WRs gather up to GATHER_SGES pieces of
+ * 1 to 1500 bytes each (every other WR: all of 37 bytes), alternately
+ * from the main region and from a second one, mostly with gaps between
+ * them (some back to back): one packet's payload then spans anything from
+ * one piece to GATHER_SGES.
+ */
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
-	  OP_FAA, OP_BURST, OP_AW, OP_RECYCLE, NUM_OPS };
+	  OP_FAA, OP_BURST, OP_AW, OP_RECYCLE, OP_GATHER, NUM_OPS };
 
 static const char *const op_names[NUM_OPS] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "faa", "burst",
-	"aw", "recycle",
+	"aw", "recycle", "gather",
 };
 /* Ops a plan has only when it names them. */
-#define NAMED_ONLY_OPS	(1u << OP_BURST | 1u << OP_AW | 1u << OP_RECYCLE)
+#define NAMED_ONLY_OPS	(1u << OP_BURST | 1u << OP_AW | 1u << OP_RECYCLE | \
+			 1u << OP_GATHER)
+#define GATHER_SGES	24
 #define RECYCLE_SLOTS	4
 #define JUNK_BYTE	0xee
 #define SQ_DEPTH	64
@@ -172,8 +181,8 @@ static void usage(const char *prog)
 		"  SIZES  comma list of byte counts (default " DEFAULT_SIZES ";\n"
 		"         UD caps them at the path MTU)\n"
 		"  OPS    comma list of send,send_imm,write,write_imm,read,cas,faa,\n"
-		"         burst,aw,recycle (default: all the QP type supports but\n"
-		"         burst, aw and recycle)\n"
+		"         burst,aw,recycle,gather (default: all the QP type supports\n"
+		"         but burst, aw, recycle and gather)\n"
 		"  PATH_MTU  256, 512, 1024, 2048 or 4096 (default: the port's active MTU)\n",
 		prog);
 }
@@ -512,7 +521,9 @@ static int setup_verbs(const char *devname)
 		struct ibv_qp_init_attr_ex ia = {
 			.send_cq = scq, .recv_cq = rcq, .qp_type = qpt,
 			.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 8,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
+				 .max_send_sge = plan_ops & 1u << OP_GATHER ?
+						 GATHER_SGES : 1,
+				 .max_recv_sge = 1 },
 			.comp_mask = IBV_QP_INIT_ATTR_PD,
 			.pd = pd,
 		};
@@ -1094,6 +1105,96 @@ static int recycle(uint64_t id, uint64_t laddr, const struct step *s,
 	return err;
 }
 
+/*
+ * OP_GATHER: @want (the whole message) written to @raddr by WRs of up to
+ * GATHER_SGES pieces, piece k taken from the main region at @laddr (even
+ * k) or from @g (odd k), each at the next free place there, after a gap
+ * of 1 to 7 bytes except for every fourth piece.
+ */
+static int write_gather(uint64_t id, uint64_t laddr, const unsigned char *want,
+			uint32_t len, uint64_t raddr, unsigned char *g,
+			struct ibv_mr *gmr)
+{
+	static const uint32_t sizes[] = { 37, 300, 1, 1500, 64, 5, 700, 13 };
+	struct ibv_sge sge[GATHER_SGES];
+	uint64_t pos[2] = { 0, 0 };
+	uint32_t done = 0, k = 0, n;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	int w = 0;
+
+	while (done < len) {
+		uint32_t wlen = 0;
+
+		for (n = 0; n < GATHER_SGES && done + wlen < len; n++, k++) {
+			/* every other WR: 24 x 37 B, more than an skb's frags */
+			uint32_t sz = w & 1 ? 37 : sizes[k % 8], side = k & 1;
+			unsigned char *p;
+
+			if (sz > len - done - wlen)
+				sz = len - done - wlen;
+			if (k % 4)
+				pos[side] += 1 + k % 7;
+			p = side ? g + pos[side] :
+			    (unsigned char *)(uintptr_t)laddr + pos[side];
+			memcpy(p, want + done + wlen, sz);
+			sge[n].addr = (uintptr_t)p;
+			sge[n].length = sz;
+			sge[n].lkey = side ? gmr->lkey : mr->lkey;
+			pos[side] += sz;
+			wlen += sz;
+		}
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = id + ((uint64_t)++w << 40);
+		wr.sg_list = sge;
+		wr.num_sge = n;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = raddr + done;
+		wr.wr.rdma.rkey = peer.rkey;
+		if (ibv_post_send(qp, &wr, &bad)) {
+			note("post_send of %u gathered pieces failed", n);
+			return -1;
+		}
+		if (expect_wc(scq, wr.wr_id, IBV_WC_RDMA_WRITE, &wc,
+			      "gather write completion"))
+			return -1;
+		done += wlen;
+	}
+	return 0;
+}
+
+/*
+ * Room for the pieces of the main region: half of them, plus gaps of at
+ * most 7 bytes each, must fit in the step's len bytes plus slack.
+ */
+static int gather(uint64_t id, uint64_t laddr, const struct step *s,
+		  uint64_t raddr)
+{
+	size_t glen = (size_t)s->len * 2 + 8 * (s->len + 1) + 4096;
+	unsigned char *want = malloc(s->len ? s->len : 1), *g = malloc(glen);
+	struct ibv_mr *gmr = NULL;
+	int err = -1;
+
+	if (!want || !g) {
+		note("out of memory");
+		goto out;
+	}
+	gmr = ibv_reg_mr(pd, g, glen, IBV_ACCESS_LOCAL_WRITE);
+	if (!gmr) {
+		note("reg_mr of the gather region: %s", strerror(errno));
+		goto out;
+	}
+	pattern_fill(want, s->len, s->seed);
+	err = write_gather(id, laddr, want, s->len, raddr, g, gmr);
+out:
+	if (gmr)
+		ibv_dereg_mr(gmr);
+	free(g);
+	free(want);
+	return err;
+}
+
 static int requester(const struct step *s, int idx, int *fatal, long *ms)
 {
 	uint32_t off = step_off(idx), aoff = ATOMIC_BASE + 8 * (idx % 8);
@@ -1122,6 +1223,7 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		break;
 	case OP_AW:
 	case OP_RECYCLE:
+	case OP_GATHER:
 		break;
 	default:
 		return 0;
@@ -1140,6 +1242,12 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		if (post_send1(id, IBV_WR_RDMA_WRITE, laddr, s->len, raddr, 0) ||
 		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id, IBV_WC_RDMA_WRITE, &wc, "write completion") ||
+		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
+			return 0;
+		break;
+	case OP_GATHER:
+		if (gather(id, laddr, s, raddr) ||
+		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
 			return 0;
 		break;
@@ -1249,6 +1357,7 @@ static int responder_prep(const struct step *s, int idx, int post)
 	case OP_WRITE_IMM:
 	case OP_BURST:
 	case OP_RECYCLE:
+	case OP_GATHER:
 		memset(buf + DATA_BASE, GUARD_BYTE, off - DATA_BASE + s->len + GUARD);
 		memset(buf + SCRATCH_BASE, GUARD_BYTE, 64);
 		return post ? post_recv1(id, (uintptr_t)buf + SCRATCH_BASE, 64) : 0;
@@ -1292,10 +1401,12 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 	case OP_WRITE_IMM:
 	case OP_BURST:
 	case OP_RECYCLE:
+	case OP_GATHER:
 		opc = s->op == OP_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
 		/* WRITE_IMM reports the length written; the marker is empty */
 		want_len = s->op == OP_WRITE || s->op == OP_BURST ||
-			   s->op == OP_RECYCLE ? 0 : s->len + grh;
+			   s->op == OP_RECYCLE || s->op == OP_GATHER ?
+			   0 : s->len + grh;
 		r = expect_wc_ms(rcq, id, opc, &wc, "receive completion",
 				 qpt == IBV_QPT_RC ? WAIT_MS : LOSS_WAIT_MS);
 		if (r == -2 && qpt != IBV_QPT_RC) {
@@ -1341,7 +1452,8 @@ static int responder_check(const struct step *s, int idx, int *fatal,
 			ok &= grh_ok(buf + off);
 		}
 		if (s->op == OP_WRITE || s->op == OP_WRITE_IMM ||
-		    s->op == OP_BURST || s->op == OP_RECYCLE)
+		    s->op == OP_BURST || s->op == OP_RECYCLE ||
+		    s->op == OP_GATHER)
 			ok &= guard_check(buf + SCRATCH_BASE, 64) < 0;
 		/* in UD the GRH lies between the front guard and the data */
 		if (grh && guard_check(buf + DATA_BASE, off - DATA_BASE) >= 0) {
