@@ -135,21 +135,19 @@ in_ns() {
 	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
 }
 
-# pingpong_pair SNS SDEV SGID CNS CDEV CGID ADDR [ARGS...]: ibv_rc_pingpong
-# with every buffer checked (-c): the server on SDEV, GID index SGID, in
-# namespace SNS; once it listens, the client on CDEV/CGID in CNS connects
-# to ADDR (an empty namespace is this one). Both must exit 0 having run
-# all iterations; their output is shown as srv:/cli: lines. Takes the TCP
-# port from $port and moves it on.
-pingpong_pair() {
-	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 addr=$7 srv rc_s rc_c
-	shift 7
-	in_ns "$sns" timeout 120 ibv_rc_pingpong -d "$sdev" -g "$sgid" -p "$port" -c "$@" \
-		> /tmp/pp.srv 2>&1 &
+# ns_run_pair TAG SNS CNS SERVER-CMD... -- CLIENT-CMD...: the server in
+# namespace SNS (empty: this one), then, once it listens on TCP $port, the
+# client in CNS; their output goes to /tmp/TAG.srv and /tmp/TAG.cli.
+# Succeeds if both exit 0. Moves $port on.
+ns_run_pair() {
+	local tag=$1 sns=$2 cns=$3 scmd=() srv rc_s rc_c
+	shift 3
+	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
+	shift
+	in_ns "$sns" "${scmd[@]}" > "/tmp/$tag.srv" 2>&1 &
 	srv=$!
 	if wait_for "in_ns '$sns' ss -Htln 'sport = :$port' | grep -q . || ! kill -0 $srv 2> /dev/null" 30; then
-		in_ns "$cns" timeout 120 ibv_rc_pingpong -d "$cdev" -g "$cgid" -p "$port" -c "$@" \
-			"$addr" > /tmp/pp.cli 2>&1
+		in_ns "$cns" "$@" > "/tmp/$tag.cli" 2>&1
 		rc_c=$?
 	else
 		rc_c=99
@@ -157,10 +155,26 @@ pingpong_pair() {
 	wait $srv
 	rc_s=$?
 	port=$((port + 1))
+	echo "exit: server $rc_s, client $rc_c"
+	[ $rc_s = 0 ] && [ $rc_c = 0 ]
+}
+
+# pingpong_pair SNS SDEV SGID CNS CDEV CGID ADDR [ARGS...]: ibv_rc_pingpong
+# with every buffer checked (-c): the server on SDEV, GID index SGID, in
+# namespace SNS; once it listens, the client on CDEV/CGID in CNS connects
+# to ADDR (an empty namespace is this one). Both must exit 0 having run
+# all iterations; their output is shown as srv:/cli: lines. Takes the TCP
+# port from $port and moves it on.
+pingpong_pair() {
+	local sns=$1 sdev=$2 sgid=$3 cns=$4 cdev=$5 cgid=$6 addr=$7 rc
+	shift 7
+	ns_run_pair pp "$sns" "$cns" \
+		timeout 120 ibv_rc_pingpong -d "$sdev" -g "$sgid" -p "$port" -c "$@" -- \
+		timeout 120 ibv_rc_pingpong -d "$cdev" -g "$cgid" -p "$port" -c "$@" "$addr"
+	rc=$?
 	sed 's/^/srv: /' /tmp/pp.srv
 	sed 's/^/cli: /' /tmp/pp.cli
-	[ $rc_s = 0 ] && [ $rc_c = 0 ] && grep -q ' iters in ' /tmp/pp.srv &&
-		grep -q ' iters in ' /tmp/pp.cli
+	[ $rc = 0 ] && grep -q ' iters in ' /tmp/pp.srv && grep -q ' iters in ' /tmp/pp.cli
 }
 
 # perftest_noclock FILE: perftest's output in FILE says it could not
