@@ -7,7 +7,8 @@
 # test_rss_traffic show the well-formed cases): frames too short and too
 # long, refused flows, the per-device flow limit, a flood into a single
 # receive; then a process receiving through a flow is killed under a
-# flood, and the device and module still go away cleanly.
+# flood, and the device and module still go away cleanly. A veth
+# deleted under a process receiving through a flow takes its device.
 . "$REPO/selftests/lib/guest.sh"
 . "$REPO/selftests/verbs/lib.sh"
 
@@ -23,8 +24,17 @@ t_ok "a veth pair vraw0/vraw1 up" sh -c 'ip link add vraw0 type veth peer name v
 t_ok "rdma link add sroce_v on a veth" rdma link add sroce_v type sroce netdev vraw0
 t_ok "frames from the wire, one tagged, reach a flow whole" \
 	timeout 100 $RH sroce_v vraw0 wire vraw1
-t_ok "rdma link delete sroce_v" rdma link delete sroce_v
-ip link del vraw0
+# The netdev deleted under a process receiving through a flow: the
+# flow's tap on the netdev must go with the device, before the netdev
+# does, and the process is left with a dead context, not a hang.
+$RH sroce_v vraw0 sink > /tmp/sinkv.out 2>&1 &
+SINKV=$!
+t_ok "a receiver with a flow on sroce_v is ready" wait_for "grep -q '^ready' /tmp/sinkv.out" 60
+t_ok "ip link del vraw0 under it" ip link del vraw0
+t_ok "sroce_v went with its netdev" wait_for '[ ! -e /sys/class/infiniband/sroce_v ]' 30
+t_ok "the receiver dies on SIGKILL" sh -c "kill -9 $SINKV; true"
+wait $SINKV 2> /dev/null
+t_ok "and is gone" wait_for "! kill -0 $SINKV 2> /dev/null" 30
 
 $RH sroce0 eth0 sink > /tmp/sink.out 2>&1 &
 SINK=$!
