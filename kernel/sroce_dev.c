@@ -246,13 +246,16 @@ static struct device_attribute dev_attr_sroce_abi = {
 	.show = sroce_abi_version_show,
 };
 
+static struct sroce_dev *sroce_dev_of(struct device *device)
+{
+	return rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+}
+
 /* The netdev below, under the attribute name rxe and siw use. */
 static ssize_t parent_show(struct device *device,
 			   struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *dev = rdma_device_to_drv_device(device,
-							  struct sroce_dev,
-							  ibdev);
+	struct sroce_dev *dev = sroce_dev_of(device);
 
 	return sysfs_emit(buf, "%s\n", netdev_name(dev->ndev));
 }
@@ -262,9 +265,7 @@ static DEVICE_ATTR_RO(parent);
 static ssize_t zero_copy_show(struct device *device,
 			      struct device_attribute *attr, char *buf)
 {
-	struct sroce_dev *dev = rdma_device_to_drv_device(device,
-							  struct sroce_dev,
-							  ibdev);
+	struct sroce_dev *dev = sroce_dev_of(device);
 
 	return sysfs_emit(buf, "%u\n", READ_ONCE(dev->zero_copy));
 }
@@ -273,9 +274,7 @@ static ssize_t zero_copy_store(struct device *device,
 			       struct device_attribute *attr, const char *buf,
 			       size_t count)
 {
-	struct sroce_dev *dev = rdma_device_to_drv_device(device,
-							  struct sroce_dev,
-							  ibdev);
+	struct sroce_dev *dev = sroce_dev_of(device);
 	u8 mode;
 	int err;
 
