@@ -261,7 +261,7 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
-/* Zero-copy transmit: 0 off, 1 where the netdev gathers, 2 always. */
+/* Zero-copy transmit: 0 off (default), 1 where the netdev gathers, 2 always. */
 static ssize_t zero_copy_show(struct device *device,
 			      struct device_attribute *attr, char *buf)
 {
@@ -310,7 +310,8 @@ static void sroce_dev_setup(struct sroce_dev *dev, struct net_device *ndev)
 
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
-	dev->zero_copy = SROCE_ZC_AUTO;
+	/* opt-in until completions wait for the fragments (sroce_net.c) */
+	dev->zero_copy = SROCE_ZC_OFF;
 	INIT_LIST_HEAD(&dev->list);
 
 	/*

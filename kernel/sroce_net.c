@@ -835,11 +835,16 @@ static int sroce_put_icrc(struct sk_buff *skb, unsigned int ver)
  * computed over those pages as the packet leaves sroce_net.c, and the
  * pages live on, by the fragments' own references, until the netdev frees
  * the skb.  Only RC: its WQE completes when the peer has ACKed the data,
- * so nothing reads the buffer after the process gets it back; a UC or UD
- * WQE completes as it is sent, while the skb may still sit in a qdisc.
- * A netdev without NETIF_F_SG would have the stack linearize the packet
- * again (a copy, plus an allocation), so by default (@zero_copy 1) the
- * payload is copied there; 2 asks for fragments anyway, to test them.
+ * which it placed before, so the packets that carried it were read while
+ * the buffer was still ours; a UC or UD WQE completes as it is sent.  Not
+ * covered, hence off by default (@zero_copy 0): a copy of such an skb
+ * that outlives the completion (a packet tap, a qdisc that duplicates, a
+ * veth peer's socket, a WQE completed in error while its packets wait)
+ * reads the buffer later.  Resends are copied.  Making it safe by default
+ * needs the completion to wait for the last fragment (a ubuf_info), which
+ * would also make the stack copy where an skb loops back to a receiver.
+ * 1 uses fragments where the netdev gathers (NETIF_F_SG); 2 also where it
+ * cannot, and the stack linearizes the packet again: for tests.
  */
 bool sroce_net_zc_ok(const struct sroce_dev *dev)
 {

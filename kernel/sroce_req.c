@@ -350,7 +350,8 @@ static int req_copy_payload(struct sroce_qp *qp, struct sroce_swqe *swqe,
 static bool req_zc_ok(struct sroce_qp *qp, const struct sroce_swqe *swqe,
 		      u32 paylen)
 {
-	return paylen >= SROCE_ZC_MIN_PAYLOAD && req_is_rc(qp) &&
+	/* kernel ULPs register DMA and fast-reg regions: never fragments */
+	return paylen >= SROCE_ZC_MIN_PAYLOAD && req_is_rc(qp) && qp->is_user &&
 	       !swqe->st.no_zc && !(swqe->wqe.send_flags & IB_SEND_INLINE) &&
 	       sroce_net_zc_ok(qp->dev);
 }
@@ -393,7 +394,7 @@ again:
 			sroce_qp_count(qp, SROCE_CNT_TX_ZCOPY);
 			return skb;
 		}
-		kfree_skb(skb);
+		consume_skb(skb);	/* not a drop: built again, copied */
 		swqe->st.no_zc = true;
 		zc = false;
 		tlen = hl + paylen + h->pad;
@@ -814,6 +815,8 @@ void sroce_req_rewind(struct sroce_qp *qp, u32 psn)
 		} else {
 			continue;
 		}
+		/* a resend may overtake a packet still queued: copy it */
+		st->no_zc = true;
 		if (!found) {
 			req->cur = i;
 			found = true;

@@ -5,17 +5,18 @@
 # secs: 240
 #
 # Zero-copy transmit. Two namespaces joined by a veth pair, which gathers
-# (NETIF_F_SG), so by default (zero_copy 1) an RC packet's payload leaves
-# as page fragments of the MR and is read by the receiving device
-# straight from the sender's pages.
+# (NETIF_F_SG), so with zero_copy 1 an RC packet's payload leaves as page
+# fragments of the MR and is read by the receiving device straight from
+# the sender's pages.
 #
-# - The sysfs knob: 1 by default, 0..2 accepted, anything else refused
+# - The sysfs knob: 0 by default, 0..2 accepted, anything else refused
 #   and the value kept.
 # - RC sends, writes and reads both ways from 0 B to 1 MiB, every byte
 #   checked, with tx_zcopy_pkts moving on both devices; then "recycle":
 #   1 MiB written from four slots, each overwritten the moment its WR
-#   completes, so a byte read from a slot after its completion would land
-#   as another WR's; then "gather": writes whose WRs take up to 24
+#   completes: a packet read from a slot after its WR's completion would
+#   carry another WR's bytes and fail the ICRC (on a clean link none
+#   may), or land them; then "gather": writes whose WRs take up to 24
 #   pieces from two MRs, so a packet may need more fragments than an skb
 #   holds (it is copied then). All of it again on a link that loses,
 #   duplicates (netem clones, sharing the pages) and reorders:
@@ -63,13 +64,16 @@ GB=$(gid_in nb sb $B4)
 t_ok "va gathers (scatter-gather on)" sh -c "ip netns exec na ethtool -k va | grep -qx 'scatter-gather: on'"
 
 # --- the knob ----------------------------------------------------------
-t_ok "zero_copy is 1 by default" grep -qx 1 $ZC_A
+t_ok "zero_copy is 0 by default" grep -qx 0 $ZC_A
+t_ok "zero_copy 1 on sa and sb" sh -c "echo 1 > $ZC_A && echo 1 > /sys/class/infiniband/sb/zero_copy"
 for bad in 3 255 -1 abc; do
 	t_fail "zero_copy refuses '$bad'" sh -c "printf '%s' '$bad' > $ZC_A"
 done
 t_ok "zero_copy still 1" grep -qx 1 $ZC_A
 
 # --- zero-copy on a gathering netdev -----------------------------------
+icrc() { echo $(($(hw_counter icrc_errors sa) + $(hw_counter icrc_errors sb))); }
+I0=$(icrc)
 ZA=$(zc sa)
 ZB=$(zc sb)
 t_ok "RC send, write, read 0 B .. 1 MiB both ways, every byte checked" \
@@ -85,6 +89,7 @@ t_ok "gather: writes of up to 24 pieces (1 B .. 1500 B, two MRs), both ways" \
 	xfer gather 1,4097,65536,1048576
 t_ok "gather went zero-copy where a packet needs at most 16 fragments" \
 	grew "$ZA" "$(zc sa)"
+t_ok "no packet was read after its bytes changed (icrc_errors)" test "$(icrc)" -eq "$I0"
 
 # --- loss, duplicates (clones sharing the pages), reordering ------------
 impair() {
@@ -98,7 +103,7 @@ impair_both() { impair na va && impair nb vb; }
 t_ok "netem on va and vb: 2% loss, 2% duplicates, 5% reordered" impair_both
 t_ok "under impairment: send, write, read, recycle at 1 MiB, every byte checked" \
 	xfer send,write,read,recycle,gather 4097,1048576
-t_ok "zero-copy packets were retransmitted" \
+t_ok "packets were retransmitted (copied)" \
 	grew "$R0" $(($(hw_counter retransmits sa) + $(hw_counter retransmits sb)))
 t_ok "duplicates were answered, not executed again" \
 	grew "$D0" $(($(hw_counter duplicate_request sa) + $(hw_counter duplicate_request sb)))
@@ -122,7 +127,8 @@ t_ok "zero_copy 2 without scatter-gather: linearized by the stack, bytes right" 
 	xfer write,send,recycle 1048576
 t_ok "sa sent fragments anyway" grew "$ZA" "$(zc sa)"
 t_ok "back to 1, scatter-gather on" sh -c \
-	"echo 1 > $ZC_A && ip netns exec na ethtool -K va sg on && ip netns exec nb ethtool -K vb sg on"
+	"echo 1 > $ZC_A && ip netns exec na ethtool -K va sg on && ip netns exec nb ethtool -K vb sg on &&
+	 ip netns exec nb ethtool -k vb | grep -qx 'scatter-gather: on'"
 
 # --- a process killed with its pages in flight ---------------------------
 # ib_write_bw from sa to sb; once it streams, every packet of sa's waits

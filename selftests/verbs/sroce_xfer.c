@@ -86,9 +86,9 @@
  */
 /*
  * OP_GATHER: an RDMA WRITE whose WRs gather up to GATHER_SGES pieces of
- * 1 to 1500 bytes each (every other WR: all of 37 bytes), alternately
- * from the main region and from a second one, mostly with gaps between
- * them (some back to back): one packet's payload then spans anything from
+ * 1 to 1500 bytes each (every other WR: all of 37 bytes), two by two
+ * from the main region and from a second one, each pair back to back
+ * with a gap before it: one packet's payload then spans anything from
  * one piece to GATHER_SGES.
  */
 enum op { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS,
@@ -1107,9 +1107,9 @@ static int recycle(uint64_t id, uint64_t laddr, const struct step *s,
 
 /*
  * OP_GATHER: @want (the whole message) written to @raddr by WRs of up to
- * GATHER_SGES pieces, piece k taken from the main region at @laddr (even
- * k) or from @g (odd k), each at the next free place there, after a gap
- * of 1 to 7 bytes except for every fourth piece.
+ * GATHER_SGES pieces, pieces 4j and 4j + 1 taken from the main region at
+ * @laddr, 4j + 2 and 4j + 3 from @g, each at the next free place there,
+ * after a gap of 1 to 7 bytes for the first of each pair.
  */
 static int write_gather(uint64_t id, uint64_t laddr, const unsigned char *want,
 			uint32_t len, uint64_t raddr, unsigned char *g,
@@ -1128,12 +1128,13 @@ static int write_gather(uint64_t id, uint64_t laddr, const unsigned char *want,
 
 		for (n = 0; n < GATHER_SGES && done + wlen < len; n++, k++) {
 			/* every other WR: 24 x 37 B, more than an skb's frags */
-			uint32_t sz = w & 1 ? 37 : sizes[k % 8], side = k & 1;
+			uint32_t sz = w & 1 ? 37 : sizes[k % 8], side = k / 2 & 1;
 			unsigned char *p;
 
 			if (sz > len - done - wlen)
 				sz = len - done - wlen;
-			if (k % 4)
+			/* pairs of pieces back to back, a gap before each pair */
+			if (!(k & 1))
 				pos[side] += 1 + k % 7;
 			p = side ? g + pos[side] :
 			    (unsigned char *)(uintptr_t)laddr + pos[side];
