@@ -851,7 +851,8 @@ bool sroce_net_zc_ok(const struct sroce_dev *dev)
 	u8 mode = READ_ONCE(dev->zero_copy);
 
 	return mode == SROCE_ZC_ALWAYS ||
-	       (mode == SROCE_ZC_AUTO && (dev->ndev->features & NETIF_F_SG));
+	       (mode == SROCE_ZC_AUTO &&
+		(READ_ONCE(dev->ndev->features) & NETIF_F_SG));
 }
 
 int sroce_net_zc_seal(struct sk_buff *skb, u32 paylen, u32 pad)

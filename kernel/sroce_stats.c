@@ -43,7 +43,7 @@ static const struct rdma_stat_desc sroce_counter_desc[] = {
 	[SROCE_CNT_DUP_READ_LATE].name = "dup_read_late",
 	/* ACK timeouts waited out: the peer is on this host, packets moving */
 	[SROCE_CNT_ACK_LATE].name = "ack_timeouts_late",
-	/* packets whose payload went as page fragments (zero-copy) */
+	/* packets built with their payload as page fragments (zero-copy) */
 	[SROCE_CNT_TX_ZCOPY].name = "tx_zcopy_pkts",
 	[SROCE_CNT_BAD_HDR].name = "malformed_hdr",
 	[SROCE_CNT_BAD_OPCODE].name = "malformed_opcode",
