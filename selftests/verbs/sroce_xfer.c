@@ -1089,22 +1089,6 @@ static int write_recycle(uint64_t id, uint64_t laddr, const unsigned char *want,
 	return 0;
 }
 
-static int recycle(uint64_t id, uint64_t laddr, const struct step *s,
-		   uint64_t raddr)
-{
-	unsigned char *want = malloc(s->len ? s->len : 1);
-	int err;
-
-	if (!want) {
-		note("out of memory");
-		return -1;
-	}
-	pattern_fill(want, s->len, s->seed);
-	err = write_recycle(id, laddr, want, s->len, raddr);
-	free(want);
-	return err;
-}
-
 /*
  * OP_GATHER: @want (the whole message) written to @raddr by WRs of up to
  * GATHER_SGES pieces, pieces 4j and 4j + 1 taken from the main region at
@@ -1166,32 +1150,56 @@ static int write_gather(uint64_t id, uint64_t laddr, const unsigned char *want,
 }
 
 /*
- * Room for the pieces of the main region: half of them, plus gaps of at
- * most 7 bytes each, must fit in the step's len bytes plus slack.
+ * OP_GATHER's second region: half of the pieces and a gap of at most 7
+ * bytes for each pair, with room to spare; the main region's half fits
+ * in the step's len bytes plus slack.
  */
-static int gather(uint64_t id, uint64_t laddr, const struct step *s,
-		  uint64_t raddr)
+static int gather(uint64_t id, uint64_t laddr, const unsigned char *want,
+		  uint32_t len, uint64_t raddr)
 {
-	size_t glen = (size_t)s->len * 2 + 8 * (s->len + 1) + 4096;
-	unsigned char *want = malloc(s->len ? s->len : 1), *g = malloc(glen);
-	struct ibv_mr *gmr = NULL;
-	int err = -1;
+	size_t glen = (size_t)len * 2 + 8 * ((size_t)len + 1) + 4096;
+	unsigned char *g = malloc(glen);
+	struct ibv_mr *gmr;
+	int err;
 
-	if (!want || !g) {
+	if (!g) {
 		note("out of memory");
-		goto out;
+		return -1;
 	}
 	gmr = ibv_reg_mr(pd, g, glen, IBV_ACCESS_LOCAL_WRITE);
 	if (!gmr) {
 		note("reg_mr of the gather region: %s", strerror(errno));
-		goto out;
+		free(g);
+		return -1;
+	}
+	err = write_gather(id, laddr, want, len, raddr, g, gmr);
+	ibv_dereg_mr(gmr);
+	free(g);
+	return err;
+}
+
+/*
+ * The WRITEs of OP_BURST (from the step's data in place), OP_RECYCLE and
+ * OP_GATHER (from a copy of the whole message @s describes).
+ */
+static int write_pieces(const struct step *s, uint64_t id, uint64_t laddr,
+			uint64_t raddr)
+{
+	unsigned char *want;
+	int err;
+
+	if (s->op == OP_BURST)
+		return write_burst(id, laddr, s->len, raddr);
+	want = malloc(s->len ? s->len : 1);
+	if (!want) {
+		note("out of memory");
+		return -1;
 	}
 	pattern_fill(want, s->len, s->seed);
-	err = write_gather(id, laddr, want, s->len, raddr, g, gmr);
-out:
-	if (gmr)
-		ibv_dereg_mr(gmr);
-	free(g);
+	if (s->op == OP_RECYCLE)
+		err = write_recycle(id, laddr, want, s->len, raddr);
+	else
+		err = gather(id, laddr, want, s->len, raddr);
 	free(want);
 	return err;
 }
@@ -1246,20 +1254,10 @@ static int requester(const struct step *s, int idx, int *fatal, long *ms)
 		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
 			return 0;
 		break;
-	case OP_GATHER:
-		if (gather(id, laddr, s, raddr) ||
-		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
-		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
-			return 0;
-		break;
-	case OP_RECYCLE:
-		if (recycle(id, laddr, s, raddr) ||
-		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
-		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
-			return 0;
-		break;
 	case OP_BURST:
-		if (write_burst(id, laddr, s->len, raddr) ||
+	case OP_RECYCLE:
+	case OP_GATHER:
+		if (write_pieces(s, id, laddr, raddr) ||
 		    post_send1(id + 1, IBV_WR_SEND, 0, 0, 0, 0) ||
 		    expect_wc(scq, id + 1, IBV_WC_SEND, &wc, "marker send completion"))
 			return 0;
